@@ -1,0 +1,17 @@
+#pragma once
+// Each group of tunescope-cli subcommands lives in its own file and registers itself here.
+// A command's callback stores its exit code in CliContext::exitCode (see tunescope/errors.hpp for the codes).
+#include <CLI/CLI.hpp>
+
+namespace tunescope::cli {
+
+struct CliContext {
+    int exitCode = 0;
+};
+
+void registerProfileCommands(CLI::App& app, CliContext& ctx);   // validate convert lookup diff import-* export-fla
+void registerSigningCommands(CLI::App& app, CliContext& ctx);   // hash keygen sign verify
+void registerDeviceCommands(CLI::App& app, CliContext& ctx);    // devices selftest sweep merge promote
+void registerExplorerCommands(CLI::App& app, CliContext& ctx);  // explore replay
+
+}  // namespace tunescope::cli

@@ -1,0 +1,99 @@
+#pragma once
+// The device interface: what the sweep, the self-test and the GUI see of a CPU, CUDA or HIP device.
+// Backends other than the CPU live in plugins (libtunescope_backend_cuda.so, libtunescope_backend_hip.so)
+// loaded at run time, so one build runs on machines with or without those runtimes.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tunescope {
+
+// One launch of the l2norm kernel family, in Triton's terms (see kernels/README.md for what each knob means).
+struct L2NormConfig {
+    int blockRows = 32;   // BT: rows per program (block)
+    int numWarps = 4;     // warps per program; a warp is 32 lanes on NVIDIA, 64 on AMD gfx9
+    int numStages = 3;    // depth of the load pipeline (rows in flight per lane)
+    int numCtas = 1;      // cluster size; 1 everywhere we run
+    friend bool operator==(const L2NormConfig&, const L2NormConfig&) = default;
+};
+
+inline constexpr int kL2NormHeadDim = 128;
+inline constexpr float kL2NormDefaultEps = 1e-6f;
+
+struct DeviceInfo {
+    std::string backend;          // "cpu", "cuda", "hip"
+    int index = 0;                // ordinal within the backend
+    std::string name;             // "NVIDIA H200", "AMD EPYC ... (16 threads)"
+    std::string architecture;     // "sm_90", "gfx942", "x86_64"
+    std::uint64_t memoryBytes = 0;
+    int multiprocessors = 0;      // SMs / CUs / CPU threads used
+    std::uint64_t l2Bytes = 0;
+    int clockMHz = 0;             // max SM clock
+    int warpSize = 0;             // 32, 64; 1 on the CPU
+    std::string driverVersion;
+    std::string runtimeVersion;
+};
+
+// Something timed repeatedly on one device: one kernel launch (or copy, or GEMM) per sample.
+class TimedWork {
+public:
+    virtual ~TimedWork() = default;
+    // Untimed preparation before each sample. Cold: write then read a buffer of at least twice the L2, so that
+    // no dirty line's write-back lands in the next sample (shared/reference/h200-cold-l2-flush.md).
+    virtual void beforeSample(bool coldL2) = 0;
+    // One sample in milliseconds, bracketed by device events (steady_clock on the CPU). Throws on device errors.
+    virtual double timeSampleMs() = 0;
+    // The SM clock read around the last sample, or -1 when the driver does not tell.
+    virtual int lastSmClockMHz() const { return -1; }
+    // Bytes read + written by one sample, for achieved bandwidth.
+    virtual std::uint64_t bytesMoved() const = 0;
+};
+
+class Device {
+public:
+    virtual ~Device() = default;
+    virtual const DeviceInfo& info() const = 0;
+    // Whether this device can run the config; `why` explains a refusal (e.g. 32 warps on a wave64 GPU).
+    virtual bool supports(const L2NormConfig& config, std::string* why) const = 0;
+
+    // Allocates device buffers for `rows` rows of D=128: x (random bf16 from `seed`, never zeros), y, rstd.
+    // Throws tunescope::Error with a clear message on too little memory.
+    virtual void prepareL2Norm(std::int64_t rows, std::uint64_t seed) = 0;
+    // Timed launches of one config over the prepared buffers.
+    virtual std::unique_ptr<TimedWork> l2normWork(const L2NormConfig& config, float eps) = 0;
+    // A device-to-device copy of the same byte count as the prepared l2norm moves (the bandwidth ceiling).
+    virtual std::unique_ptr<TimedWork> copyWork() = 0;
+
+    // Host in, host out, for the self-test: runs one config on `x` (rows x 128 bf16 bits) into y and rstd.
+    virtual void runL2Norm(const L2NormConfig& config, std::span<const std::uint16_t> x, std::span<std::uint16_t> y,
+                           std::span<float> rstd, float eps) = 0;
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual std::string name() const = 0;            // "cpu", "cuda", "hip"
+    virtual bool available() const = 0;              // runtime loaded and at least one device
+    virtual std::string unavailableReason() const = 0;  // e.g. "no HIP device (hipGetDeviceCount: hipErrorNoDevice)"
+    virtual std::vector<DeviceInfo> devices() const = 0;
+    virtual std::unique_ptr<Device> openDevice(int index) = 0;
+};
+
+struct BackendProbe {
+    std::string name;
+    std::unique_ptr<Backend> backend;  // null when the plugin itself could not be loaded
+    std::string reason;                // why it is missing or unavailable; empty when usable
+};
+
+// The CPU backend always, then the CUDA and HIP plugins if they load. Never throws.
+std::vector<BackendProbe> probeBackends();
+// Opens one backend by name or throws Error naming the reason it is unavailable.
+std::unique_ptr<Backend> openBackend(const std::string& name);
+
+// The C entry point every plugin exports.
+using CreateBackendFn = Backend* (*)();
+inline constexpr const char* kCreateBackendSymbol = "tunescope_create_backend";
+
+}  // namespace tunescope
