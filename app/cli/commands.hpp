@@ -11,7 +11,8 @@ struct CliContext {
 
 void registerProfileCommands(CLI::App& app, CliContext& ctx);   // validate convert lookup diff import-* export-fla
 void registerSigningCommands(CLI::App& app, CliContext& ctx);   // hash keygen sign verify
-void registerDeviceCommands(CLI::App& app, CliContext& ctx);    // devices selftest sweep merge promote
+void registerDeviceCommands(CLI::App& app, CliContext& ctx);    // devices selftest
+void registerSweepCommands(CLI::App& app, CliContext& ctx);     // sweep merge promote
 void registerExplorerCommands(CLI::App& app, CliContext& ctx);  // explore replay
 
 }  // namespace tunescope::cli

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
     cli::registerProfileCommands(app, ctx);
     cli::registerSigningCommands(app, ctx);
     cli::registerDeviceCommands(app, ctx);
+    cli::registerSweepCommands(app, ctx);
     cli::registerExplorerCommands(app, ctx);
     try {
         app.parse(argc, argv);
