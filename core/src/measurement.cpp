@@ -1,0 +1,342 @@
+#include "tunescope/measurement.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <numeric>
+
+namespace tunescope {
+
+std::string toString(StopReason reason) {
+    switch (reason) {
+    case StopReason::Converged: return "converged";
+    case StopReason::Stalled: return "stalled";
+    case StopReason::Timeout: return "timeout";
+    case StopReason::SampleCap: return "sample-cap";
+    }
+    return "timeout";
+}
+
+bool stopReasonFromString(const std::string& text, StopReason* out) {
+    for (StopReason r : {StopReason::Converged, StopReason::Stalled, StopReason::Timeout, StopReason::SampleCap}) {
+        if (toString(r) == text) {
+            *out = r;
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string toString(Comparison c) {
+    switch (c) {
+    case Comparison::Faster: return "FASTER";
+    case Comparison::Slower: return "SLOWER";
+    case Comparison::Same: return "SAME";
+    case Comparison::Ambiguous: return "AMBIGUOUS";
+    }
+    return "AMBIGUOUS";
+}
+
+double quantileSorted(const std::vector<double>& sorted, double q) {
+    if (sorted.empty()) return std::numeric_limits<double>::quiet_NaN();
+    const double position = std::clamp(q, 0.0, 1.0) * static_cast<double>(sorted.size() - 1);
+    const auto below = static_cast<std::size_t>(std::floor(position));
+    const std::size_t above = std::min(below + 1, sorted.size() - 1);
+    const double fraction = position - static_cast<double>(below);
+    return sorted[below] + (sorted[above] - sorted[below]) * fraction;
+}
+
+namespace {
+
+// Standard normal quantile by bisection on erfc: only called for n > 1000, where speed does not matter.
+double normalQuantile(double p) {
+    double lo = -10.0, hi = 10.0;
+    for (int i = 0; i < 100; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        const double cdf = 0.5 * std::erfc(-mid / std::sqrt(2.0));
+        (cdf < p ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+}  // namespace
+
+bool medianConfidenceRanks(int n, double confidence, int* lo, int* hi) {
+    if (n < 1 || !(confidence > 0.0 && confidence < 1.0)) return false;
+    const double alpha = 1.0 - confidence;
+    int lower = 0;
+    if (n <= 1000) {
+        // Coverage of [x_(l), x_(n-l+1)] is 1 - 2 P(B <= l-1), B ~ Binomial(n, 1/2); take the largest l that keeps it.
+        double pmf = std::pow(0.5, n);  // P(B = 0); 0.5^1000 is still a normal double
+        double cdf = 0.0;
+        for (int k = 0; k < n; ++k) {
+            cdf += pmf;
+            if (2.0 * cdf > alpha) break;
+            lower = k + 1;
+            pmf = pmf * static_cast<double>(n - k) / static_cast<double>(k + 1);
+        }
+    } else {
+        const double z = normalQuantile(1.0 - alpha / 2.0);
+        lower = static_cast<int>(std::floor(n / 2.0 + 0.5 - z * std::sqrt(static_cast<double>(n)) / 2.0));
+    }
+    if (lower < 1) return false;
+    *lo = lower;
+    *hi = n - lower + 1;
+    return true;
+}
+
+void computeStatistics(Measurement& m, int referenceClockMHz) {
+    const std::size_t n = m.samplesMs.size();
+    m.sampleCount = static_cast<int>(n);
+    m.smClockMHz.resize(n, -1);
+    m.throttled.assign(n, 0);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    if (n == 0) {
+        m.medianMs = m.p20Ms = m.p80Ms = m.minMs = m.maxMs = m.meanMs = m.ciLowMs = m.ciHighMs = nan;
+        m.relStdev = nan;
+        m.relNoise = std::numeric_limits<double>::infinity();
+        m.throttledCount = 0;
+        m.meanClockMHz = -1;
+        m.referenceClockMHz = referenceClockMHz;
+        m.measuredTimeMs = 0;
+        return;
+    }
+    std::vector<double> sorted = m.samplesMs;
+    std::sort(sorted.begin(), sorted.end());
+    m.minMs = sorted.front();
+    m.maxMs = sorted.back();
+    m.medianMs = quantileSorted(sorted, 0.5);
+    m.p20Ms = quantileSorted(sorted, 0.2);
+    m.p80Ms = quantileSorted(sorted, 0.8);
+    const double sum = std::accumulate(sorted.begin(), sorted.end(), 0.0);
+    m.measuredTimeMs = sum;
+    m.meanMs = sum / static_cast<double>(n);
+    double squares = 0;
+    for (double x : sorted) squares += (x - m.meanMs) * (x - m.meanMs);
+    const double stdev = n > 1 ? std::sqrt(squares / static_cast<double>(n - 1)) : 0.0;
+    m.relStdev = m.meanMs > 0 ? stdev / m.meanMs : nan;
+
+    int lo = 0, hi = 0;
+    if (medianConfidenceRanks(static_cast<int>(n), kMedianConfidence, &lo, &hi)) {
+        m.ciLowMs = sorted[static_cast<std::size_t>(lo - 1)];
+        m.ciHighMs = sorted[static_cast<std::size_t>(hi - 1)];
+        m.relNoise = m.medianMs > 0 ? (m.ciHighMs - m.ciLowMs) / 2.0 / m.medianMs
+                                    : std::numeric_limits<double>::infinity();
+    } else {
+        // Too few samples for an interval: report the whole range and infinite noise.
+        m.ciLowMs = m.minMs;
+        m.ciHighMs = m.maxMs;
+        m.relNoise = std::numeric_limits<double>::infinity();
+    }
+
+    int maxClock = referenceClockMHz;
+    double clockSum = 0;
+    int clockCount = 0;
+    for (int clock : m.smClockMHz) {
+        if (clock > 0) {
+            maxClock = std::max(maxClock, clock);
+            clockSum += clock;
+            ++clockCount;
+        }
+    }
+    m.meanClockMHz = clockCount > 0 ? clockSum / clockCount : -1;
+    m.referenceClockMHz = maxClock;
+    m.throttledCount = 0;
+    if (maxClock > 0) {
+        for (std::size_t i = 0; i < n; ++i) {
+            const int clock = m.smClockMHz[i];
+            if (clock > 0 && clock < kThrottleFraction * maxClock) {
+                m.throttled[i] = 1;
+                ++m.throttledCount;
+            }
+        }
+    }
+}
+
+Measurement measure(TimedWork& work, const StoppingRule& rule, bool coldL2, const MeasureContext& context) {
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    const auto elapsedMs = [&] { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); };
+
+    Measurement m;
+    // Warm-up: at least one sample, so that first-launch costs (module load, page faults) never reach the data.
+    const int warmupSamples = std::max(1, rule.warmupSamples);
+    while (true) {
+        work.beforeSample(coldL2);
+        (void)work.timeSampleMs();
+        ++m.warmupCount;
+        if (m.warmupCount >= warmupSamples && elapsedMs() >= rule.warmupMinTimeMs) break;
+        if (elapsedMs() >= rule.timeoutMs) break;
+    }
+
+    const int minSamples = std::max(1, rule.minSamples);
+    const int maxSamples = std::max(minSamples, rule.maxSamples);
+    std::vector<double> sorted;  // kept sorted as samples arrive, so the noise check costs O(1) order statistics
+    sorted.reserve(static_cast<std::size_t>(std::min(maxSamples, 4096)));
+    m.samplesMs.reserve(sorted.capacity());
+    m.smClockMHz.reserve(sorted.capacity());
+    double measuredMs = 0;
+    // Noise at sample counts 32, 64, 128, ... for the stall check.
+    std::vector<double> checkpointNoise;
+    std::size_t nextCheckpoint = 32;
+    m.stopReason = StopReason::Timeout;
+
+    while (true) {
+        work.beforeSample(coldL2);
+        const double sample = work.timeSampleMs();
+        m.samplesMs.push_back(sample);
+        m.smClockMHz.push_back(work.lastSmClockMHz());
+        sorted.insert(std::upper_bound(sorted.begin(), sorted.end(), sample), sample);
+        measuredMs += sample;
+        const std::size_t n = sorted.size();
+
+        if (static_cast<int>(n) >= minSamples && measuredMs >= rule.minTimeMs) {
+            double noise = std::numeric_limits<double>::infinity();
+            int lo = 0, hi = 0;
+            if (medianConfidenceRanks(static_cast<int>(n), kMedianConfidence, &lo, &hi)) {
+                const double median = quantileSorted(sorted, 0.5);
+                if (median > 0)
+                    noise = (sorted[static_cast<std::size_t>(hi - 1)] - sorted[static_cast<std::size_t>(lo - 1)]) /
+                            2.0 / median;
+            }
+            if (noise <= rule.maxRelNoise) {
+                m.stopReason = StopReason::Converged;
+                m.converged = true;
+                break;
+            }
+            if (n >= nextCheckpoint) {
+                checkpointNoise.push_back(noise);
+                nextCheckpoint *= 2;
+                // Stalled: two doublings of the sample count in a row that did not shrink the noise by 10%
+                // (quantised timers, bimodal kernels); more samples would only burn time.
+                const std::size_t c = checkpointNoise.size();
+                if (rule.stopWhenStalled && c >= 3 && std::isfinite(checkpointNoise[c - 3]) &&
+                    checkpointNoise[c - 1] >= 0.9 * checkpointNoise[c - 2] &&
+                    checkpointNoise[c - 2] >= 0.9 * checkpointNoise[c - 3]) {
+                    m.stopReason = StopReason::Stalled;
+                    break;
+                }
+            }
+        } else if (n >= nextCheckpoint) {
+            nextCheckpoint *= 2;  // checkpoints only count once the minimums are met
+        }
+        if (static_cast<int>(n) >= maxSamples) {
+            m.stopReason = StopReason::SampleCap;
+            break;
+        }
+        if (elapsedMs() >= rule.timeoutMs) {
+            m.stopReason = StopReason::Timeout;
+            m.timedOut = true;
+            break;
+        }
+    }
+
+    computeStatistics(m, context.referenceClockMHz);
+    m.wallTimeMs = elapsedMs();
+    return m;
+}
+
+namespace {
+
+struct Interval {
+    double lo, hi;
+};
+
+Interval medianInterval(const Measurement& m) { return {m.ciLowMs, m.ciHighMs}; }
+
+bool usable(const Measurement& m) {
+    return m.sampleCount > 0 && std::isfinite(m.medianMs) && m.medianMs > 0 && std::isfinite(m.ciLowMs) &&
+           std::isfinite(m.ciHighMs) && m.ciLowMs > 0 && m.ciHighMs >= m.ciLowMs;
+}
+
+// Overlap of two intervals as a fraction of the narrower one; a point interval counts as fully overlapped when
+// it lies inside the other.
+double overlapFraction(Interval a, Interval b) {
+    const double overlap = std::min(a.hi, b.hi) - std::max(a.lo, b.lo);
+    if (overlap < 0) return 0.0;
+    const double narrower = std::min(a.hi - a.lo, b.hi - b.lo);
+    if (narrower <= 0) return 1.0;
+    return std::min(1.0, overlap / narrower);
+}
+
+std::string percent(double fraction) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f%%", fraction * 100.0);
+    return text;
+}
+
+}  // namespace
+
+ComparisonResult compareMeasurements(const Measurement& a, const Measurement& b, const CompareOptions& options) {
+    ComparisonResult result;
+    if (!usable(a) || !usable(b)) {
+        result.reason = "no usable timing on one side";
+        return result;
+    }
+    result.ratio = a.medianMs / b.medianMs;
+    const Interval ia = medianInterval(a), ib = medianInterval(b);
+    const bool haveClocks = a.meanClockMHz > 0 && b.meanClockMHz > 0;
+
+    // 1. A clear gap between the intervals, at least clearGapRelative wide.
+    const auto gapVerdict = [&](Interval fast, Interval slow, double fastClock, double slowClock,
+                                Comparison verdict) -> bool {
+        if (!(fast.hi < slow.lo)) return false;
+        const double gap = (slow.lo - fast.hi) / fast.hi;
+        if (gap < options.clearGapRelative) {
+            result.reason = "intervals are apart by " + percent(gap) + ", less than the " +
+                            percent(options.clearGapRelative) + " needed";
+            return false;
+        }
+        // 2. Confirm in cycle space: a clock difference alone must not explain the gap.
+        if (haveClocks && !(fast.hi * fastClock < slow.lo * slowClock)) {
+            result.verdict = Comparison::Ambiguous;
+            result.reason = "the time gap is not confirmed in cycles (SM clocks differed)";
+            return true;
+        }
+        result.verdict = verdict;
+        result.reason = "intervals apart by " + percent(gap);
+        return true;
+    };
+    if (gapVerdict(ia, ib, a.meanClockMHz, b.meanClockMHz, Comparison::Faster)) return result;
+    if (gapVerdict(ib, ia, b.meanClockMHz, a.meanClockMHz, Comparison::Slower)) return result;
+
+    // 3. SAME: close centres, overlapping intervals, both quiet enough.
+    const double centre = std::abs(a.medianMs - b.medianMs) / std::min(a.medianMs, b.medianMs);
+    const double overlap = overlapFraction(ia, ib);
+    const double noise = std::max(a.relNoise, b.relNoise);
+    bool same = centre <= options.sameCenterRelative && overlap >= options.sameOverlapFraction &&
+                noise <= options.sameNoiseCeiling;
+    if (same && haveClocks) {
+        const double ca = a.medianMs * a.meanClockMHz, cb = b.medianMs * b.meanClockMHz;
+        same = std::abs(ca - cb) / std::min(ca, cb) <= options.sameCenterRelative;
+        if (!same) {
+            result.reason = "medians agree in time but not in cycles (SM clocks differed)";
+            return result;
+        }
+    }
+    if (same) {
+        result.verdict = Comparison::Same;
+        result.reason = "medians within " + percent(centre) + ", intervals overlap " + percent(overlap);
+        return result;
+    }
+    if (result.reason.empty()) {
+        if (centre > options.sameCenterRelative)
+            result.reason = "medians differ by " + percent(centre) + " but the intervals overlap";
+        else if (noise > options.sameNoiseCeiling)
+            result.reason = "too noisy to call equal (relative noise " + percent(noise) + ")";
+        else
+            result.reason = "intervals overlap only " + percent(overlap);
+    }
+    return result;
+}
+
+Comparison compare(const Measurement& a, const Measurement& b, double threshold) {
+    CompareOptions options;
+    options.clearGapRelative = threshold;
+    options.sameCenterRelative = threshold;
+    return compareMeasurements(a, b, options).verdict;
+}
+
+}  // namespace tunescope
