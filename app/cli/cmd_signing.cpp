@@ -1,7 +1,130 @@
+// hash, keygen, sign, verify: digests of files and of their RFC 8785 canonical form, Ed25519 keys, and DSSE
+// signatures beside profiles. Exit codes: 0 ok, 1 bad signature / wrong key, 2 usage or I/O error.
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
 #include "commands.hpp"
+#include "tunescope/canonical_json.hpp"
+#include "tunescope/errors.hpp"
+#include "tunescope/hashing.hpp"
+#include "tunescope/signing.hpp"
 
 namespace tunescope::cli {
+namespace {
 
-void registerSigningCommands(CLI::App& /*app*/, CliContext& /*ctx*/) {}
+std::optional<std::filesystem::path> optionalPath(const std::string& text) {
+    if (text.empty()) return std::nullopt;
+    return std::filesystem::path(text);
+}
+
+void registerHash(CLI::App& app, CliContext& ctx) {
+    struct Options {
+        std::string file;
+        bool canonical = false;
+    };
+    auto options = std::make_shared<Options>();
+    CLI::App* command = app.add_subcommand(
+        "hash", "Print the SHA-256 of a file, or with --canonical of its RFC 8785 canonical JSON form");
+    command->add_option("FILE", options->file, "File to hash")->required();
+    command->add_flag("--canonical", options->canonical,
+                      "Hash the RFC 8785 (JCS) canonical form of a JSON file: the bytes a profile signature covers, "
+                      "independent of indentation and key order. Numbers a double cannot hold exactly are an error");
+    command->footer("Prints 64 lowercase hex digits. Exit codes: 0 ok, 2 usage or I/O error (missing file, folder, "
+                    "invalid JSON, inexact number).");
+    command->callback([options, &ctx] {
+        const std::string digest = options->canonical ? sha256Hex(canonicalizeJsonFile(options->file))
+                                                      : sha256FileHex(options->file);
+        std::cout << digest << '\n';
+        ctx.exitCode = kExitOk;
+    });
+}
+
+void registerKeygen(CLI::App& app, CliContext& ctx) {
+    struct Options {
+        std::string name;
+        std::string passphraseFile;
+        bool force = false;
+    };
+    auto options = std::make_shared<Options>();
+    CLI::App* command = app.add_subcommand("keygen", "Create an Ed25519 key pair: NAME.pem (private) and NAME.pub.pem");
+    command->add_option("--out", options->name, "Key name: writes NAME.pem (PKCS#8, mode 0600) and NAME.pub.pem")
+        ->required();
+    command->add_option("--passphrase-file", options->passphraseFile,
+                        "Encrypt the private key (scrypt + AES-256-CBC) with the passphrase in this file "
+                        "(its content minus one trailing newline)");
+    command->add_flag("--force", options->force, "Replace existing key files of that name");
+    command->footer("Prints the key id: the first 16 hex digits of SHA-256 over the raw 32-byte public key. "
+                    "Exit codes: 0 ok, 2 usage or I/O error (key files exist, unwritable folder, bad passphrase file).");
+    command->callback([options, &ctx] {
+        const KeyPairFiles files = generateKeyPair(options->name, optionalPath(options->passphraseFile), options->force);
+        std::cout << "wrote " << files.privateKeyFile.string() << " (private key, mode 0600, "
+                  << (files.encrypted ? "encrypted" : "not encrypted") << ") and " << files.publicKeyFile.string()
+                  << "\nkey id " << files.keyId << '\n';
+        ctx.exitCode = kExitOk;
+    });
+}
+
+void registerSign(CLI::App& app, CliContext& ctx) {
+    struct Options {
+        std::string profile;
+        std::string key;
+        std::string passphraseFile;
+        std::string out;
+    };
+    auto options = std::make_shared<Options>();
+    CLI::App* command = app.add_subcommand(
+        "sign", "Sign a profile's canonical form with an Ed25519 key; writes a DSSE envelope PROFILE.sig.json");
+    command->add_option("PROFILE", options->profile, "Profile (any JSON file) to sign")->required();
+    command->add_option("--key", options->key, "Private key file (NAME.pem from keygen)")->required();
+    command->add_option("--passphrase-file", options->passphraseFile, "Passphrase of an encrypted private key");
+    command->add_option("--out", options->out, "Signature file to write (default: PROFILE.sig.json)");
+    command->footer("Exit codes: 0 ok, 2 usage or I/O error (unreadable profile or key, encrypted key without or "
+                    "with the wrong passphrase, numbers that have no exact canonical form).");
+    command->callback([options, &ctx] {
+        const SignResult result = signProfile(options->profile, options->key, optionalPath(options->passphraseFile),
+                                              optionalPath(options->out));
+        std::cout << "wrote " << result.signatureFile.string() << ", key id " << result.keyId
+                  << ", canonical sha256 " << result.canonicalSha256 << '\n';
+        ctx.exitCode = kExitOk;
+    });
+}
+
+void registerVerify(CLI::App& app, CliContext& ctx) {
+    struct Options {
+        std::string profile;
+        std::string publicKey;
+        std::string signature;
+    };
+    auto options = std::make_shared<Options>();
+    CLI::App* command = app.add_subcommand(
+        "verify", "Check a profile's signature (PROFILE.sig.json) against a public key and the profile as it is now");
+    command->add_option("PROFILE", options->profile, "Signed profile")->required();
+    command->add_option("--pubkey", options->publicKey, "Public key file (NAME.pub.pem)")->required();
+    command->add_option("--sig", options->signature, "Signature file (default: PROFILE.sig.json)");
+    command->footer("Prints \"good signature, key id XXXX\" and exits 0 when the signature holds; exits 1 with the "
+                    "reason when it does not (wrong key, altered signature file, profile changed since signing); "
+                    "exits 2 on usage or I/O errors (missing files, unreadable key, invalid profile JSON).");
+    command->callback([options, &ctx] {
+        const VerifyResult result = verifyProfile(options->profile, options->publicKey, optionalPath(options->signature));
+        if (result.ok) {
+            std::cout << "good signature, key id " << result.keyId << '\n';
+            ctx.exitCode = kExitOk;
+        } else {
+            std::cout << "BAD signature (key id " << result.keyId << "): " << result.reason << '\n';
+            ctx.exitCode = kExitInvalid;
+        }
+    });
+}
+
+}  // namespace
+
+void registerSigningCommands(CLI::App& app, CliContext& ctx) {
+    registerHash(app, ctx);
+    registerKeygen(app, ctx);
+    registerSign(app, ctx);
+    registerVerify(app, ctx);
+}
 
 }  // namespace tunescope::cli
