@@ -1,10 +1,15 @@
 #include "tunescope/json_io.hpp"
 
+#include "tunescope/json_layout.hpp"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <limits>
+#include <optional>
+#include <vector>
 #include <random>
 #include <sstream>
 #include <sys/stat.h>
@@ -36,9 +41,45 @@ std::string readTextFile(const fs::path& file, std::uintmax_t maxBytes) {
 
 namespace {
 
-// Replaces the bare tokens Infinity / -Infinity outside strings with same-length overflowing literals, so byte
-// offsets (and thus line/column in errors) stay right. NaN has no JSON literal form and stays an error.
-std::string replaceNonFiniteTokens(std::string_view text) {
+// Python writes float('inf') as the bare token Infinity. nlohmann refuses both that token and overflowing
+// literals, so the tokens become same-length marker strings (a private-use code point the text does not
+// contain) that the DOM builder turns back into +-infinity. Byte offsets, and so line/column, stay right.
+struct InfinityMarkers {
+    std::string positive, negative;  // the decoded marker strings
+    std::string positiveToken, negativeToken;  // their JSON spelling: 8 and 9 bytes, like the tokens they replace
+};
+
+std::string utf8(unsigned codePoint) {
+    std::string out;
+    out += static_cast<char>(0xE0 | (codePoint >> 12));
+    out += static_cast<char>(0x80 | ((codePoint >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (codePoint & 0x3F));
+    return out;
+}
+
+bool containsCodePoint(std::string_view text, unsigned codePoint) {
+    char escaped[8];
+    std::snprintf(escaped, sizeof escaped, "%04x", codePoint);
+    const std::string lower = std::string("\\u") + escaped;
+    std::string upper = lower;
+    for (char& c : upper)
+        if (c >= 'a' && c <= 'f') c = static_cast<char>(c - 'a' + 'A');
+    return text.find(utf8(codePoint)) != std::string_view::npos || text.find(lower) != std::string_view::npos ||
+           text.find(upper) != std::string_view::npos;
+}
+
+std::string replaceNonFiniteTokens(std::string_view text, InfinityMarkers& markers) {
+    unsigned codePoint = 0xE000;
+    while (codePoint < 0xF8FE && (containsCodePoint(text, codePoint) || containsCodePoint(text, codePoint + 1)))
+        codePoint += 2;
+    char escaped[16];
+    std::snprintf(escaped, sizeof escaped, "\\u%04X", codePoint);
+    markers.positiveToken = std::string("\"") + escaped + "\"";
+    std::snprintf(escaped, sizeof escaped, "\\u%04X", codePoint + 1);
+    markers.negativeToken = std::string(" \"") + escaped + "\"";
+    markers.positive = utf8(codePoint);
+    markers.negative = utf8(codePoint + 1);
+
     std::string out(text);
     bool inString = false;
     for (std::size_t i = 0; i < out.size(); ++i) {
@@ -49,8 +90,11 @@ std::string replaceNonFiniteTokens(std::string_view text) {
             continue;
         }
         if (c == '"') { inString = true; continue; }
-        if (out.compare(i, 8, "Infinity") == 0) {
-            out.replace(i, 8, "1e999   ");
+        if (out.compare(i, 9, "-Infinity") == 0) {
+            out.replace(i, 9, markers.negativeToken);
+            i += 8;
+        } else if (out.compare(i, 8, "Infinity") == 0) {
+            out.replace(i, 8, markers.positiveToken);
             i += 7;
         }
     }
@@ -67,23 +111,148 @@ void lineAndColumn(std::string_view text, std::size_t byteOffset, std::size_t& l
     }
 }
 
+// Builds the DOM through SAX so that a failure knows where it happened (line, column and JSON Pointer), nesting
+// is bounded (serialising and walking are recursive), and duplicate keys can be refused.
+class DomBuilder : public nlohmann::json_sax<Json> {
+public:
+    static constexpr std::size_t kMaxDepth = 512;
+
+    DomBuilder(const JsonReadOptions& options, const InfinityMarkers* markers) : options_(options), markers_(markers) {}
+
+    bool null() override { return add(Json(nullptr)); }
+    bool boolean(bool value) override { return add(Json(value)); }
+    bool number_integer(number_integer_t value) override { return add(Json(value)); }
+    bool number_unsigned(number_unsigned_t value) override { return add(Json(value)); }
+    bool number_float(number_float_t value, const string_t&) override { return add(Json(value)); }
+    bool string(string_t& value) override {
+        if (markers_) {
+            if (value == markers_->positive) return add(Json(std::numeric_limits<double>::infinity()));
+            if (value == markers_->negative) return add(Json(-std::numeric_limits<double>::infinity()));
+        }
+        return add(Json(std::move(value)));
+    }
+    bool binary(binary_t&) override { return fail("binary values are not JSON"); }
+    bool start_object(std::size_t) override { return open(Json::object()); }
+    bool start_array(std::size_t) override { return open(Json::array()); }
+    bool end_object() override { return close(); }
+    bool end_array() override { return close(); }
+    bool key(string_t& name) override {
+        Frame& frame = stack_.back();
+        if (options_.rejectDuplicateKeys && frame.container->contains(name)) {
+            frame.key = name;
+            frame.haveKey = true;
+            return fail("duplicate key \"" + name + "\"");
+        }
+        frame.key = std::move(name);
+        frame.haveKey = true;
+        return true;
+    }
+    bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
+        errorOffset_ = position;
+        std::string what = e.what();
+        // Keep nlohmann's explanation but drop its "[json.exception...] parse error at line ..." prefix.
+        if (const auto pos = what.find(": syntax error"); pos != std::string::npos) what = what.substr(pos + 2);
+        else if (const auto colon = what.rfind("] "); colon != std::string::npos) what = what.substr(colon + 2);
+        error_ = what;
+        pointerAtError_ = pointer();
+        return false;
+    }
+
+    Json take() { return std::move(root_); }
+    const std::string& error() const { return error_; }
+    const std::string& pointerAtError() const { return pointerAtError_; }
+    std::optional<std::size_t> errorOffset() const { return errorOffset_; }
+
+private:
+    struct Frame {
+        Json* container;
+        std::string key;
+        bool haveKey = false;
+    };
+
+    Json* slotForNewValue(Json&& value) {
+        if (stack_.empty()) {
+            root_ = std::move(value);
+            return &root_;
+        }
+        Frame& frame = stack_.back();
+        if (frame.container->is_array()) {
+            frame.container->push_back(std::move(value));
+            return &frame.container->back();
+        }
+        Json& slot = (*frame.container)[frame.key];
+        slot = std::move(value);
+        frame.haveKey = false;
+        return &slot;
+    }
+    bool add(Json&& value) {
+        slotForNewValue(std::move(value));
+        return true;
+    }
+    bool open(Json&& container) {
+        if (stack_.size() >= kMaxDepth) {
+            error_ = "nesting deeper than " + std::to_string(kMaxDepth) + " levels";
+            return false;  // no pointer: it would be 512 levels long
+        }
+        Json* slot = slotForNewValue(std::move(container));
+        stack_.push_back(Frame{slot, {}, false});
+        return true;
+    }
+    bool close() {
+        stack_.pop_back();
+        return true;
+    }
+    bool fail(const std::string& message) {
+        error_ = message;
+        pointerAtError_ = pointer();
+        return false;
+    }
+    std::string pointer() const {
+        std::string out;
+        for (std::size_t i = 0; i < stack_.size(); ++i) {
+            const Frame& frame = stack_[i];
+            const bool inner = i + 1 < stack_.size();  // the next frame is the last element of this one
+            if (frame.container->is_array()) {
+                const std::size_t size = frame.container->size();
+                out = jsonPointerAppend(out, inner ? size - 1 : size);
+            } else if (frame.haveKey || inner) {
+                out = jsonPointerAppend(out, frame.key);
+            }
+        }
+        return out;
+    }
+
+    const JsonReadOptions& options_;
+    const InfinityMarkers* markers_;
+    Json root_;
+    std::vector<Frame> stack_;
+    std::string error_;
+    std::string pointerAtError_;
+    std::optional<std::size_t> errorOffset_;
+};
+
 }  // namespace
 
 Json parseJson(std::string_view text, const std::string& file, const JsonReadOptions& options) {
-    const std::string prepared = options.allowNonFiniteTokens ? replaceNonFiniteTokens(text) : std::string(text);
+    InfinityMarkers markers;
+    const std::string prepared =
+        options.allowNonFiniteTokens ? replaceNonFiniteTokens(text, markers) : std::string(text);
+    DomBuilder builder(options, options.allowNonFiniteTokens ? &markers : nullptr);
+    bool ok = false;
     try {
-        return Json::parse(prepared);
-    } catch (const nlohmann::json::parse_error& e) {
-        // nlohmann's byte is 1-based and points just past the offending character.
-        std::size_t line = 0, column = 0;
-        lineAndColumn(text, e.byte > 0 ? e.byte - 1 : 0, line, column);
-        std::string what = e.what();
-        // Keep nlohmann's explanation but drop its "[json.exception.parse_error.101] parse error at line..." prefix.
-        if (const auto pos = what.find(": syntax error"); pos != std::string::npos) what = what.substr(pos + 2);
-        else if (const auto colon = what.rfind(": "); colon != std::string::npos) what = what.substr(colon + 2);
-        throw Error(file, "", "invalid JSON at line " + std::to_string(line) + ", column " + std::to_string(column) +
-                                  ": " + what);
+        ok = Json::sax_parse(prepared, &builder);
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(file, builder.pointerAtError(), std::string("invalid JSON: ") + e.what());
     }
+    if (ok) return builder.take();
+    std::string where;
+    if (const auto offset = builder.errorOffset()) {
+        // nlohmann's offset counts the bytes read, i.e. it points just past the offending character.
+        std::size_t line = 0, column = 0;
+        lineAndColumn(text, *offset > 0 ? *offset - 1 : 0, line, column);
+        where = " at line " + std::to_string(line) + ", column " + std::to_string(column);
+    }
+    throw Error(file, builder.pointerAtError(), "invalid JSON" + where + ": " + builder.error());
 }
 
 Json readJsonFile(const fs::path& file, const JsonReadOptions& options) {
@@ -91,7 +260,8 @@ Json readJsonFile(const fs::path& file, const JsonReadOptions& options) {
 }
 
 std::string dumpJson(const Json& value, int indent) {
-    return value.dump(indent, ' ', /*ensure_ascii=*/true);
+    if (indent < 0) return serializeJson(value, JsonLayout{JsonLayout::Style::Compact, 0, false});
+    return serializeJson(value, JsonLayout::indented(indent));
 }
 
 void writeFileAtomic(const fs::path& file, std::string_view bytes, unsigned mode) {

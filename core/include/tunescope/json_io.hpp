@@ -18,6 +18,8 @@ struct JsonReadOptions {
     // Python's json writes float('inf') as the bare token Infinity (Triton's autotune cache does); accept
     // Infinity, -Infinity and NaN outside strings and turn them into IEEE values.
     bool allowNonFiniteTokens = false;
+    // Refuse an object that names the same key twice (which value would a reader believe?).
+    bool rejectDuplicateKeys = false;
     // Refuse files larger than this before reading them (a 200 MB "profile" is a mistake, not a profile).
     std::uintmax_t maxBytes = 64ull << 20;
 };
@@ -30,7 +32,8 @@ Json parseJson(std::string_view text, const std::string& file, const JsonReadOpt
 
 Json readJsonFile(const std::filesystem::path& file, const JsonReadOptions& options = {});
 
-// Serialises like Python's json.dump(indent=N, ensure_ascii=True): the byte form of the seeds.
+// Serialises like Python's json.dump(indent=N, ensure_ascii=True): the byte form of the seeds (floats as
+// Python's repr(), non-finite floats as Infinity/NaN; see json_layout.hpp for the other layouts).
 std::string dumpJson(const Json& value, int indent = 2);
 
 // Writes bytes to a temp file beside `file`, fsyncs it and renames it over `file`. On failure the old file is
