@@ -1,6 +1,6 @@
 #include "tunescope/report.hpp"
 
-#include "model_reader.hpp"
+#include "report_internal.hpp"
 
 namespace tunescope {
 
@@ -232,6 +232,10 @@ Trajectory readTrajectory(const Json& v, const std::string& path, ModelReader& r
     return t;
 }
 
+}  // namespace
+
+namespace detail {
+
 CublasLtReport readReport(const Json& doc, ModelReader& r) {
     CublasLtReport rep;
     rep.original = doc;
@@ -287,6 +291,10 @@ CublasLtReport readReport(const Json& doc, ModelReader& r) {
     }
     return rep;
 }
+
+}  // namespace detail
+
+namespace {
 
 // --- writing -----------------------------------------------------------------------------------------------------
 
@@ -448,7 +456,7 @@ Json trajectoryToJson(const Trajectory& t) {
 
 CublasLtReport parseReport(const Json& document, const std::string& fileName) {
     ModelReader reader(fileName, /*collect=*/false);
-    return readReport(document, reader);
+    return detail::readReport(document, reader);
 }
 
 CublasLtReport parseReportText(std::string_view text, const std::string& fileName) {
