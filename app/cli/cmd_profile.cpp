@@ -1,7 +1,325 @@
+// Profile commands: validate, convert, lookup, diff, import-triton, import-fla, export-fla.
+// Exit codes (tunescope/errors.hpp): 0 ok, 1 invalid / refused / different, 2 usage or I/O. Output is stable:
+// pipelines parse it (prefer --json where offered).
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+
 #include "commands.hpp"
+#include "tunescope/diff.hpp"
+#include "tunescope/errors.hpp"
+#include "tunescope/fla_cache.hpp"
+#include "tunescope/json_io.hpp"
+#include "tunescope/json_layout.hpp"
+#include "tunescope/lookup.hpp"
+#include "tunescope/profile.hpp"
+#include "tunescope/report.hpp"
+#include "tunescope/triton_cache.hpp"
+#include "tunescope/validation.hpp"
 
 namespace tunescope::cli {
 
-void registerProfileCommands(CLI::App& /*app*/, CliContext& /*ctx*/) {}
+namespace fs = std::filesystem;
+
+namespace {
+
+void printJson(const Json& value) { std::cout << dumpJson(value, 2) << '\n'; }
+
+std::string summaryCounts(const ValidationResult& r) {
+    return std::to_string(r.count(Severity::Error)) + " errors, " + std::to_string(r.count(Severity::Warning)) +
+           " warnings, " + std::to_string(r.count(Severity::Info)) + " infos";
+}
+
+// Options that describe a profile made from scratch by an import.
+void addNewProfileOptions(CLI::App* sub, NewProfileOptions& o) {
+    const std::string group = "New profile (without --into)";
+    sub->add_option("--key-heads", o.keyHeads, "key heads H in T = B * L * H (default 16)")->group(group);
+    sub->add_option("--batch-min", o.batchSizeMin, "smallest supported batch (default 1)")->group(group);
+    sub->add_option("--batch-max", o.batchSizeMax, "largest supported batch (default 8)")->group(group);
+    sub->add_option("--padded-tokens-max", o.paddedTokensMax, "largest supported padded length (default 16384)")
+        ->group(group);
+    sub->add_option("--gpu-arch", o.gpuArch, "target architecture, e.g. gfx942 or sm_90 (decides the config rules)")
+        ->group(group);
+    sub->add_option("--triton", o.triton, "Triton version the caches come from")->group(group);
+    sub->add_option("--fla", o.fla, "FLA version")->group(group);
+    sub->add_option("--torch", o.torch, "torch version")->group(group);
+    sub->add_option("--hip", o.hip, "HIP runtime version (AMD)")->group(group);
+    sub->add_option("--cuda", o.cuda, "CUDA runtime version (NVIDIA)")->group(group);
+    sub->add_option("--target", o.target, "free text: what the profile is for")->group(group);
+}
+
+int reportImport(const ImportSummary& s, const std::string& out, bool wrote) {
+    for (const auto& line : s.messages) std::cout << line << '\n';
+    std::cout << "evidence added " << s.evidenceAdded << ", replaced " << s.evidenceReplaced << "; policy entries set "
+              << s.policySet << "; skipped " << s.skipped << '\n';
+    if (!wrote) {
+        std::cerr << "tunescope-cli: nothing usable to import; " << out << " was not written\n";
+        return kExitInvalid;
+    }
+    std::cout << "wrote " << out << '\n';
+    return kExitOk;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+void registerValidate(CLI::App& app, CliContext& ctx) {
+    struct Args {
+        std::string file;
+        bool json = false;
+    };
+    auto args = std::make_shared<Args>();
+    auto* sub = app.add_subcommand("validate", "Check a profile (or cuBLASLt report) against every rule");
+    sub->footer(
+        "Prints one line per diagnostic (severity, rule, JSON Pointer, message) and a summary.\n"
+        "Files listed in a profile's files[] are looked for beside it and their SHA-256 checked.\n"
+        "Exit: 0 valid (warnings allowed), 1 invalid (schema errors included), 2 usage, unreadable file or JSON syntax "
+        "error.");
+    sub->add_option("file", args->file, "the profile or report")->required();
+    sub->add_flag("--json", args->json,
+                  "print {\"file\", \"valid\", \"diagnostics\": [{\"severity\", \"rule\", \"path\", \"message\"}]}");
+    sub->callback([args, &ctx] {
+        const ValidationResult result = validateFile(args->file);
+        if (args->json) {
+            printJson(toJson(result));
+        } else {
+            for (const auto& d : result.diagnostics) std::cout << result.file << ": " << formatDiagnostic(d) << '\n';
+            std::cout << result.file << ": " << (result.valid() ? "valid" : "invalid") << " " << toString(result.kind)
+                      << " (" << summaryCounts(result) << ")\n";
+        }
+        ctx.exitCode = result.valid() ? kExitOk : kExitInvalid;
+    });
+}
+
+void registerConvert(CLI::App& app, CliContext& ctx) {
+    struct Args {
+        std::string in, out;
+        int indent = -1;
+    };
+    auto args = std::make_shared<Args>();
+    auto* sub = app.add_subcommand("convert", "Load a profile or report through its model and write it back");
+    sub->footer(
+        "The kind is detected from the content. Unknown members and member order are kept; without --indent the\n"
+        "input's layout is kept too, so converting an unchanged file gives the same bytes. --out - writes to stdout.\n"
+        "Exit: 0 written, 2 usage, unreadable, malformed or wrongly typed input, or write failure (old file kept).");
+    sub->add_option("in", args->in, "input profile or report")->required();
+    sub->add_option("--out", args->out, "output file (written atomically), or - for stdout")->required();
+    sub->add_option("--indent", args->indent, "re-indent with N spaces (0 = one member per line, no indent)")
+        ->check(CLI::Range(0, 16));
+    sub->callback([args, &ctx] {
+        const std::string text = readTextFile(args->in);
+        JsonReadOptions options;
+        options.rejectDuplicateKeys = true;
+        const Json document = parseJson(text, args->in, options);
+        const DocumentKind kind = detectDocumentKind(document);
+        std::string bytes;
+        if (kind == DocumentKind::Profile) {
+            Profile profile = parseProfileText(text, args->in);
+            if (args->indent >= 0) profile.layout = JsonLayout::indented(args->indent);
+            bytes = serializeProfile(profile);
+        } else if (kind == DocumentKind::CublasLtReport) {
+            CublasLtReport report = parseReportText(text, args->in);
+            if (args->indent >= 0) report.layout = JsonLayout::indented(args->indent);
+            bytes = serializeReport(report);
+        } else {
+            throw Error(args->in, "",
+                        "neither an l2norm profile (\"format\") nor a cuBLASLt report (\"heuristics\"); convert reads "
+                        "only those");
+        }
+        if (args->out == "-") {
+            std::cout << bytes;
+            if (!bytes.empty() && bytes.back() != '\n') std::cout << '\n';
+        } else {
+            writeFileAtomic(args->out, bytes);
+            std::cout << "wrote " << args->out << " (" << toString(kind) << ", " << bytes.size() << " bytes)\n";
+        }
+        ctx.exitCode = kExitOk;
+    });
+}
+
+void registerLookup(CLI::App& app, CliContext& ctx) {
+    struct Args {
+        std::string profile;
+        std::int64_t batch = 0, paddedTokens = 0;
+        bool json = false;
+    };
+    auto args = std::make_shared<Args>();
+    auto* sub = app.add_subcommand("lookup", "What production does for one shape: NB, autotune key and config");
+    sub->footer(
+        "NB = ceil(batch * padded_tokens * key_heads / 65536), as FLA computes it.\n"
+        "Exit: 0 the profile has a config for the shape, 1 the shape is outside `supported` (the profile's\n"
+        "unknown_key policy answers: production raises, or Triton autotunes), 2 usage or unreadable/invalid profile.");
+    sub->add_option("profile", args->profile, "the profile")->required();
+    sub->add_option("--batch,-b", args->batch, "batch size B")->required();
+    sub->add_option("--padded-tokens,-l", args->paddedTokens, "padded sequence length L")->required();
+    sub->add_flag("--json", args->json,
+                  "print {\"batch\", \"padded_tokens\", \"rows\", \"NB\", \"autotune_key\", \"outcome\", \"config\", "
+                  "\"basis\", \"error\", \"unknown_key\"}");
+    sub->callback([args, &ctx] {
+        const Profile profile = loadProfile(args->profile);
+        const LookupAnswer answer = lookup(profile, args->batch, args->paddedTokens);
+        if (args->json) {
+            printJson(toJson(answer));
+        } else if (answer.ok()) {
+            std::cout << "NB " << *answer.NB << " (rows " << *answer.rows << " = " << answer.batch << " x "
+                      << answer.paddedTokens << " x " << profile.supported.key_heads << ")\n";
+            std::cout << "autotune key " << answer.key->toJson().dump() << '\n';
+            std::cout << "config " << describe(*answer.config) << '\n';
+            std::cout << "basis " << answer.basis << '\n';
+        } else {
+            std::cerr << "tunescope-cli: " << args->profile << ": " << answer.error << '\n';
+        }
+        ctx.exitCode = answer.ok() ? kExitOk : kExitInvalid;
+    });
+}
+
+void registerDiff(CLI::App& app, CliContext& ctx) {
+    struct Args {
+        std::string a, b;
+        bool json = false;
+    };
+    auto args = std::make_shared<Args>();
+    auto* sub = app.add_subcommand("diff", "Per-NB config and basis changes between two profiles");
+    sub->footer(
+        "One line per changed NB (\"NB 14: config ... -> ...; basis ... -> ...\"), then other members that differ\n"
+        "(\"other: replace /status\").\n"
+        "Exit: 0 identical, 1 different, 2 usage or unreadable/invalid profile.");
+    sub->add_option("a", args->a, "the profile before")->required();
+    sub->add_option("b", args->b, "the profile after")->required();
+    sub->add_flag("--json", args->json, "print {\"identical\", \"policy\": [...], \"other\": [...]}");
+    sub->callback([args, &ctx] {
+        const ProfileDiff diff = diffProfiles(loadProfile(args->a), loadProfile(args->b));
+        if (args->json) {
+            printJson(toJson(diff));
+        } else if (diff.empty()) {
+            std::cout << "identical\n";
+        } else {
+            for (const auto& change : diff.policy) std::cout << formatPolicyChange(change) << '\n';
+            for (const auto& other : diff.other) std::cout << "other: " << other.op << ' ' << other.path << '\n';
+            std::cout << diff.policy.size() << " NB entries differ, " << diff.other.size() << " other changes\n";
+        }
+        ctx.exitCode = diff.empty() ? kExitOk : kExitInvalid;
+    });
+}
+
+void registerImportTriton(CLI::App& app, CliContext& ctx) {
+    struct Args {
+        std::string source, into, out, kernel{kL2NormKernelName};
+        NewProfileOptions options;
+    };
+    auto args = std::make_shared<Args>();
+    auto* sub = app.add_subcommand("import-triton", "Import Triton autotune cache files as evidence and policy");
+    sub->footer(
+        "SOURCE is one <kernel>.autotune.json or a Triton cache folder (searched recursively). Each file's best\n"
+        "config becomes source evidence (with the file's SHA-256) and the NB's policy (original-production-chosen).\n"
+        "With --into, the profile is updated (measured-best entries keep their config); without, a new profile is\n"
+        "made (NBs without a cache get the largest imported NB's config, basis prospective-fixed-...).\n"
+        "Exit: 0 written, 1 nothing usable (nothing written), 2 usage or unreadable/malformed input.");
+    sub->add_option("source", args->source, "cache file or folder")->required();
+    sub->add_option("--into", args->into, "profile to import into (read, not changed unless it is also --out)");
+    sub->add_option("--out", args->out, "profile to write (atomically)")->required();
+    sub->add_option("--kernel", args->kernel, "kernel name in the cache file names (default l2norm_fwd_kernel)");
+    addNewProfileOptions(sub, args->options);
+    sub->callback([args, &ctx] {
+        const auto caches = loadTritonAutotuneCaches(args->source, args->kernel);
+        ImportSummary summary;
+        Profile profile;
+        if (!args->into.empty()) {
+            profile = loadProfile(args->into);
+            summary = importTritonCaches(profile, caches);
+        } else {
+            bool usable = false;
+            for (const auto& c : caches) usable = usable || c.parsedKey.has_value();
+            if (usable) profile = profileFromTritonCaches(caches, args->options, &summary);
+            else summary.skipped = caches.size();
+        }
+        const bool changed = summary.evidenceAdded + summary.evidenceReplaced + summary.policySet > 0;
+        if (changed) saveProfile(profile, args->out);
+        ctx.exitCode = reportImport(summary, args->out, changed);
+    });
+}
+
+void registerImportFla(CLI::App& app, CliContext& ctx) {
+    struct Args {
+        std::string file, into, out;
+        NewProfileOptions options;
+    };
+    auto args = std::make_shared<Args>();
+    auto* sub = app.add_subcommand("import-fla", "Import FLA's config-cache file (l2norm_fwd_kernel.json)");
+    sub->footer(
+        "Every autotune entry becomes the policy for its NB (basis imported-fla-config, or original-production-chosen\n"
+        "when it equals production's recorded choice). An entry filed under a hash FLA would not compute is imported\n"
+        "with a warning. Without --into a new profile is made.\n"
+        "Exit: 0 written, 1 nothing usable (nothing written), 2 usage or unreadable/malformed input.");
+    sub->add_option("file", args->file, "the FLA config file")->required();
+    sub->add_option("--into", args->into, "profile to import into");
+    sub->add_option("--out", args->out, "profile to write (atomically)")->required();
+    addNewProfileOptions(sub, args->options);
+    sub->callback([args, &ctx] {
+        const FlaConfigFile file = loadFlaConfig(args->file);
+        ImportSummary summary;
+        Profile profile;
+        if (!args->into.empty()) {
+            profile = loadProfile(args->into);
+            summary = importFlaConfig(profile, file);
+        } else {
+            bool usable = false;
+            for (const auto& e : file.entries) usable = usable || e.parsedKey.has_value();
+            if (usable) profile = profileFromFlaConfig(file, args->options, &summary);
+            else summary.skipped = file.entries.size();
+        }
+        const bool changed = summary.evidenceAdded + summary.evidenceReplaced + summary.policySet > 0;
+        if (changed) saveProfile(profile, args->out);
+        ctx.exitCode = reportImport(summary, args->out, changed);
+    });
+}
+
+void registerExportFla(CLI::App& app, CliContext& ctx) {
+    struct Args {
+        std::string profile, out, manifestName;
+        bool force = false;
+    };
+    auto args = std::make_shared<Args>();
+    auto* sub = app.add_subcommand("export-fla", "Write FLA's l2norm_fwd_kernel.json and the profile side by side");
+    sub->footer(
+        "The folder works as FLA_CONFIG_DIR with FLA_CACHE_MODE=strict (FLA >= 0.5.2). The manifest (the profile)\n"
+        "lists l2norm_fwd_kernel.json in files[] with the SHA-256 of the bytes written. A profile with validation\n"
+        "errors is refused (its configs could break production) unless --force.\n"
+        "Exit: 0 written, 1 refused (validation errors), 2 usage, unreadable profile or write failure.");
+    sub->add_option("profile", args->profile, "the profile")->required();
+    sub->add_option("--out", args->out, "folder to write into (created if missing)")->required();
+    sub->add_option("--manifest-name", args->manifestName, "file name of the manifest (default: the profile's)");
+    sub->add_flag("--force", args->force, "export even when the profile has validation errors");
+    sub->callback([args, &ctx] {
+        const Profile profile = loadProfile(args->profile);
+        const ValidationResult check = validateProfile(profile);
+        if (!check.valid() && !args->force) {
+            for (const auto& d : check.diagnostics)
+                if (d.severity == Severity::Error) std::cerr << args->profile << ": " << formatDiagnostic(d) << '\n';
+            std::cerr << "tunescope-cli: " << args->profile << ": has " << check.count(Severity::Error)
+                      << " validation errors; not exported (use --force to export anyway)\n";
+            ctx.exitCode = kExitInvalid;
+            return;
+        }
+        const FlaExportResult result = exportFla(profile, args->out, args->manifestName);
+        std::cout << "wrote " << result.configFile.string() << " (sha256 " << result.configSha256 << ", "
+                  << result.manifest.per_NB_policy.size() << " entries)\n";
+        std::cout << "wrote " << result.manifestFile.string() << '\n';
+        std::cout << "use: FLA_CONFIG_DIR=" << fs::absolute(args->out).string() << " FLA_CACHE_MODE=strict\n";
+        ctx.exitCode = kExitOk;
+    });
+}
+
+}  // namespace
+
+void registerProfileCommands(CLI::App& app, CliContext& ctx) {
+    registerValidate(app, ctx);
+    registerConvert(app, ctx);
+    registerLookup(app, ctx);
+    registerDiff(app, ctx);
+    registerImportTriton(app, ctx);
+    registerImportFla(app, ctx);
+    registerExportFla(app, ctx);
+}
 
 }  // namespace tunescope::cli
