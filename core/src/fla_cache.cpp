@@ -260,7 +260,7 @@ ImportSummary importFlaConfig(Profile& profile, const FlaConfigFile& file) {
                                        " has " + describe(e->config));
             continue;
         }
-        if (entry && entry->config == e->config && (entry->basis == basis || entry->basis == kBasisMeasured)) continue;
+        if (entry && entry->config == e->config) continue;  // same launch: keep the entry and what backs it
         profile.setPolicy(key.NB, e->config, basis);
         ++summary.policySet;
         summary.messages.push_back("NB " + std::to_string(key.NB) + ": policy " + describe(e->config) + " (" + basis + ")");

@@ -67,9 +67,10 @@ struct FlaExportResult {
 // `manifestName` defaults to the profile's own file name, or "profile.json".
 FlaExportResult exportFla(const Profile& profile, const std::filesystem::path& dir, std::string manifestName = "");
 
-// Sets a policy entry for every entry of the file (basis "imported-fla-config", or "original-production-chosen"
-// when the config equals production's recorded choice for that NB). Entries whose hash is not FLA's hash of their
-// key are imported with a message (FLA itself would never find them). Keys outside `supported` are skipped.
+// Sets the policy of every NB whose config in the file differs from the profile's (basis "imported-fla-config", or
+// "original-production-chosen" when it equals production's recorded choice); equal configs keep their entry.
+// "measured-best" entries are kept. Entries whose hash is not FLA's hash of their key are imported with a message
+// (FLA itself would never find them). Keys outside `supported` are skipped.
 ImportSummary importFlaConfig(Profile& profile, const FlaConfigFile& file);
 // A new profile from an FLA file (gaps filled with the largest NB's config, basis
 // "prospective-fixed-imported-NB<k>-setting").
