@@ -1,5 +1,6 @@
 #include "tunescope/json_layout.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -173,7 +174,8 @@ JsonLayout detectJsonLayout(std::string_view text) {
                 ++k;
             }
             layout.style = JsonLayout::Style::Indented;
-            layout.indent = spaces;
+            // Deeper indents are not a layout anyone writes; capping keeps a hostile file from blowing up on save.
+            layout.indent = std::min(spaces, 64);
             return layout;
         }
         if (text[next] == ' ') {
