@@ -1,0 +1,616 @@
+// QCustomPlot's header uses Q_FOREACH under the name `foreach`; the project forbids it, so allow it for this one
+// include only (the same pattern as KDAB hotspot's frequencypage.cpp). It must come before any other Qt header,
+// because qforeach.h decides once per translation unit.
+#undef QT_NO_FOREACH
+#include <qcustomplot.h>
+#undef foreach
+#define QT_NO_FOREACH
+
+#include "plotting.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <QContextMenuEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHelpEvent>
+#include <QMenu>
+#include <QMessageBox>
+#include <QSvgGenerator>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+
+namespace tunescope::ui {
+namespace {
+
+const QColor kConfigColour(70, 110, 170, 150);
+const QColor kSpreadColour(70, 110, 170, 90);
+const QColor kBestColour(0, 140, 60);
+const QColor kProfileColour(200, 30, 30);
+const QColor kProspectiveColour(230, 130, 0);
+const QColor kCeilingColour(90, 90, 90);
+
+QString formatMs(double ms) {
+    if (ms < 1.0) return QString::number(ms * 1000.0, 'f', 2) + QStringLiteral(" us");
+    if (ms < 1000.0) return QString::number(ms, 'f', 3) + QStringLiteral(" ms");
+    return QString::number(ms / 1000.0, 'f', 3) + QStringLiteral(" s");
+}
+
+QString statsText(const CellStats& stats) {
+    return QStringLiteral("median ") + formatMs(stats.medianMs) + QStringLiteral("  (p20 ") + formatMs(stats.p20Ms) +
+           QStringLiteral(", p80 ") + formatMs(stats.p80Ms) + QStringLiteral(")\nmin ") + formatMs(stats.minMs) +
+           QStringLiteral(", rel. stdev ") + QString::number(stats.relStdev * 100.0, 'f', 2) +
+           QStringLiteral(" %, ") + QString::number(stats.samples) + QStringLiteral(" samples\n") +
+           QString::number(stats.gbPerS, 'f', 1) + QStringLiteral(" GB/s");
+}
+
+// Where config column c of n is drawn inside its NB slot, so the configs of one NB do not overlap.
+double slotOffset(int column, int columns) {
+    if (columns <= 1) return 0.0;
+    return (static_cast<double>(column) / (columns - 1) - 0.5) * 0.7;
+}
+
+QCPGraph* scatterGraph(QCustomPlot* plot, const QString& name, QCPScatterStyle style) {
+    QCPGraph* graph = plot->addGraph();
+    graph->setName(name);
+    graph->setLineStyle(QCPGraph::lsNone);
+    graph->setScatterStyle(style);
+    return graph;
+}
+
+}  // namespace
+
+PlotWidget::PlotWidget(Kind kind, QWidget* parent) : QWidget(parent), kind_(kind) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    plot_ = new QCustomPlot(this);
+    plot_->setObjectName(QStringLiteral("plot"));
+    plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    plot_->setMouseTracking(true);
+    plot_->installEventFilter(this);
+    plot_->setContextMenuPolicy(Qt::DefaultContextMenu);
+    plot_->setMinimumSize(320, 220);
+    plot_->setNoAntialiasingOnDrag(true);
+    layout->addWidget(plot_);
+    connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent*) { resetView(); });
+    refresh();
+}
+
+PlotWidget::~PlotWidget() = default;
+
+QString PlotWidget::title() const {
+    switch (kind_) {
+    case Kind::Latency: return tr("Latency per NB: every config, p20-p80 spread");
+    case Kind::Heatmap: return tr("Median latency relative to the best config at each NB");
+    case Kind::Bandwidth: return tr("Achieved bandwidth against the copy ceiling");
+    case Kind::Candidates: return tr("cuBLASLt candidates: latency and parity");
+    }
+    return {};
+}
+
+void PlotWidget::setResults(const ResultsIndex* results, PolicyMarkers markers) {
+    results_ = results;
+    markers_ = std::move(markers);
+    refresh();
+}
+
+void PlotWidget::setMarkers(PolicyMarkers markers) {
+    markers_ = std::move(markers);
+    refresh();
+}
+
+void PlotWidget::setCandidates(std::vector<CandidateBar> candidates) {
+    candidates_ = std::move(candidates);
+    refresh();
+}
+
+void PlotWidget::refresh() {
+    plot_->clearPlottables();
+    plot_->clearItems();
+    plot_->plotLayout()->clear();
+    auto* axisRect = new QCPAxisRect(plot_);
+    plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, title(), QFont(font().family(), 11, QFont::Bold)));
+    plot_->plotLayout()->addElement(1, 0, axisRect);
+    plot_->xAxis = axisRect->axis(QCPAxis::atBottom);
+    plot_->yAxis = axisRect->axis(QCPAxis::atLeft);
+    plot_->xAxis2 = axisRect->axis(QCPAxis::atTop);
+    plot_->yAxis2 = axisRect->axis(QCPAxis::atRight);
+    plot_->legend = new QCPLegend;
+    axisRect->insetLayout()->addElement(plot_->legend, Qt::AlignTop | Qt::AlignLeft);
+    plot_->legend->setLayer(QStringLiteral("legend"));
+    plot_->legend->setBrush(QColor(255, 255, 255, 220));
+    plot_->legend->setFont(QFont(font().family(), 8));
+    plot_->legend->setVisible(false);
+    hoverPoints_.clear();
+    heatmapColumns_.clear();
+    pointCount_ = 0;
+
+    switch (kind_) {
+    case Kind::Latency: buildLatency(); break;
+    case Kind::Heatmap: buildHeatmap(); break;
+    case Kind::Bandwidth: buildBandwidth(); break;
+    case Kind::Candidates: buildCandidates(); break;
+    }
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PlotWidget::showEmptyMessage(const QString& message) {
+    auto* text = new QCPItemText(plot_);
+    text->position->setType(QCPItemPosition::ptAxisRectRatio);
+    text->position->setCoords(0.5, 0.5);
+    text->setText(message);
+    text->setColor(Qt::darkGray);
+    text->setFont(QFont(font().family(), 11));
+}
+
+void PlotWidget::buildLatency() {
+    plot_->xAxis->setLabel(tr("NB (blocks of 65536 rows x 128)"));
+    plot_->yAxis->setLabel(tr("latency (ms, log scale)"));
+    QSharedPointer<QCPAxisTickerFixed> nbTicker(new QCPAxisTickerFixed);
+    nbTicker->setTickStep(1.0);
+    nbTicker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    plot_->xAxis->setTicker(nbTicker);
+    if (!results_ || results_->empty()) {
+        showEmptyMessage(tr("No results loaded: open a results file or run a sweep"));
+        plot_->xAxis->setRange(0.5, 32.5);
+        return;
+    }
+    plot_->yAxis->setScaleType(QCPAxis::stLogarithmic);
+    QSharedPointer<QCPAxisTickerLog> logTicker(new QCPAxisTickerLog);
+    logTicker->setSubTickCount(8);
+    plot_->yAxis->setTicker(logTicker);
+    plot_->yAxis->setNumberFormat(QStringLiteral("gb"));
+    plot_->yAxis->grid()->setSubGridVisible(true);
+
+    const auto& nbs = results_->nbs();
+    const auto& configs = results_->configs();
+    const int columns = static_cast<int>(configs.size());
+    QVector<double> keys, values, minus, plus;
+    QVector<double> bestKeys, bestValues, profileKeys, profileValues, prospectiveKeys, prospectiveValues;
+    keys.reserve(static_cast<qsizetype>(nbs.size() * configs.size()));
+    values.reserve(keys.capacity());
+    minus.reserve(keys.capacity());
+    plus.reserve(keys.capacity());
+    hoverPoints_.reserve(static_cast<std::size_t>(keys.capacity()) + 3 * nbs.size());
+    double low = std::numeric_limits<double>::max(), high = 0;
+    for (int row = 0; row < static_cast<int>(nbs.size()); ++row) {
+        const int nb = nbs[static_cast<std::size_t>(row)];
+        const int bestColumn = results_->bestColumn(row);
+        const CellStats* bestStats = results_->cell(row, bestColumn);
+        for (int column = 0; column < columns; ++column) {
+            const CellStats* stats = results_->cell(row, column);
+            if (!stats || stats->medianMs <= 0) continue;
+            const double key = nb + slotOffset(column, columns);
+            keys.push_back(key);
+            values.push_back(stats->medianMs);
+            minus.push_back(std::max(0.0, stats->medianMs - stats->p20Ms));
+            plus.push_back(std::max(0.0, stats->p80Ms - stats->medianMs));
+            low = std::min(low, stats->p20Ms > 0 ? stats->p20Ms : stats->medianMs);
+            high = std::max(high, stats->p80Ms);
+            QString text = QStringLiteral("NB ") + QString::number(nb) + QStringLiteral("  ") +
+                           configLabel(configs[static_cast<std::size_t>(column)]) + QLatin1Char('\n') +
+                           statsText(*stats);
+            if (bestStats && column != bestColumn)
+                text += QStringLiteral("\n+") +
+                        QString::number((stats->medianMs / bestStats->medianMs - 1.0) * 100.0, 'f', 1) +
+                        QStringLiteral(" % vs best");
+            hoverPoints_.push_back({key, stats->medianMs, text});
+            if (column == bestColumn) {
+                bestKeys.push_back(key);
+                bestValues.push_back(stats->medianMs);
+            }
+        }
+        auto marker = markers_.find(nb);
+        if (marker != markers_.end()) {
+            const int column = results_->configColumn(marker->second.config);
+            const CellStats* stats = results_->cell(row, column);
+            if (stats) {
+                const double key = nb + slotOffset(column, columns);
+                (marker->second.prospective ? prospectiveKeys : profileKeys).push_back(key);
+                (marker->second.prospective ? prospectiveValues : profileValues).push_back(stats->medianMs);
+                QString text = QStringLiteral("NB ") + QString::number(nb) + QStringLiteral(": the profile's ") +
+                               (marker->second.prospective ? QStringLiteral("prospective ") : QString()) +
+                               QStringLiteral("config ") + configLabel(marker->second.config) + QLatin1Char('\n') +
+                               statsText(*stats);
+                if (bestStats)
+                    text += QStringLiteral("\nregret ") +
+                            QString::number((stats->medianMs / bestStats->medianMs - 1.0) * 100.0, 'f', 1) +
+                            QStringLiteral(" % vs best ") +
+                            configLabel(configs[static_cast<std::size_t>(bestColumn)]);
+                hoverPoints_.push_back({key, stats->medianMs, text});
+            }
+        }
+    }
+
+    QCPGraph* all = scatterGraph(plot_, tr("config median"), QCPScatterStyle(QCPScatterStyle::ssDisc, kConfigColour, 3));
+    all->setData(keys, values, true);
+    auto* spread = new QCPErrorBars(plot_->xAxis, plot_->yAxis);
+    spread->removeFromLegend();
+    spread->setDataPlottable(all);
+    spread->setData(minus, plus);
+    spread->setPen(QPen(kSpreadColour));
+    spread->setWhiskerWidth(2);
+    QCPGraph* best = scatterGraph(plot_, tr("measured best"),
+                                  QCPScatterStyle(QCPScatterStyle::ssStar, QPen(kBestColour, 2), Qt::NoBrush, 11));
+    best->setData(bestKeys, bestValues, true);
+    QCPGraph* profile = scatterGraph(plot_, tr("profile's config"),
+                                     QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(kProfileColour, 2), Qt::NoBrush, 10));
+    profile->setData(profileKeys, profileValues, true);
+    QCPGraph* prospective =
+        scatterGraph(plot_, tr("profile's prospective config"),
+                     QCPScatterStyle(QCPScatterStyle::ssTriangle, QPen(kProspectiveColour, 2), Qt::NoBrush, 10));
+    prospective->setData(prospectiveKeys, prospectiveValues, true);
+    pointCount_ = static_cast<int>(keys.size());
+    plot_->legend->setVisible(true);
+    plot_->xAxis->setRange(nbs.front() - 0.6, nbs.back() + 0.6);
+    if (high > 0) plot_->yAxis->setRange(low * 0.8, high * 1.25);
+}
+
+void PlotWidget::buildHeatmap() {
+    plot_->xAxis->setLabel(tr("NB"));
+    plot_->yAxis->setLabel(tr("config (BT, num_warps, num_stages)"));
+    if (!results_ || results_->empty() || results_->configs().empty()) {
+        showEmptyMessage(tr("No results loaded: open a results file or run a sweep"));
+        return;
+    }
+    const auto& nbs = results_->nbs();
+    const auto& configs = results_->configs();
+    const int rows = static_cast<int>(nbs.size());
+    const int columns = static_cast<int>(configs.size());
+
+    auto* map = new QCPColorMap(plot_->xAxis, plot_->yAxis);
+    map->setName(tr("median / best"));
+    map->data()->setSize(rows, columns);
+    map->data()->setRange(QCPRange(0, std::max(1, rows - 1)), QCPRange(0, std::max(1, columns - 1)));
+    if (rows == 1 || columns == 1) {
+        // A one-cell-wide map needs a non-empty range; widen it by half a cell on each side.
+        map->data()->setRange(QCPRange(rows == 1 ? -0.5 : 0, rows == 1 ? 0.5 : rows - 1),
+                              QCPRange(columns == 1 ? -0.5 : 0, columns == 1 ? 0.5 : columns - 1));
+    }
+    double worst = 1.0;
+    for (int row = 0; row < rows; ++row) {
+        const CellStats* best = results_->cell(row, results_->bestColumn(row));
+        for (int column = 0; column < columns; ++column) {
+            const CellStats* stats = results_->cell(row, column);
+            double ratio = std::numeric_limits<double>::quiet_NaN();
+            if (stats && best && best->medianMs > 0) {
+                ratio = stats->medianMs / best->medianMs;
+                worst = std::max(worst, ratio);
+                ++pointCount_;
+            }
+            map->data()->setCell(row, column, ratio);
+        }
+    }
+    QCPColorGradient gradient;
+    gradient.clearColorStops();
+    gradient.setColorStopAt(0.0, QColor(0, 104, 55));
+    gradient.setColorStopAt(0.05, QColor(102, 189, 99));
+    gradient.setColorStopAt(0.2, QColor(255, 255, 191));
+    gradient.setColorStopAt(0.5, QColor(253, 174, 97));
+    gradient.setColorStopAt(1.0, QColor(165, 0, 38));
+    gradient.setNanHandling(QCPColorGradient::nhTransparent);
+    map->setGradient(gradient);
+    map->setInterpolate(false);
+    // Clamp at 2x: beyond twice the best every config is simply "bad", and a wider scale washes out the rest.
+    map->setDataRange(QCPRange(1.0, std::max(1.1, std::min(worst, 2.0))));
+
+    auto* scale = new QCPColorScale(plot_);
+    plot_->plotLayout()->addElement(1, 1, scale);
+    scale->setType(QCPAxis::atRight);
+    scale->axis()->setLabel(tr("median / best at NB (clamped at 2)"));
+    map->setColorScale(scale);
+    auto* marginGroup = new QCPMarginGroup(plot_);
+    plot_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, marginGroup);
+    scale->setMarginGroup(QCP::msBottom | QCP::msTop, marginGroup);
+    map->setDataRange(QCPRange(1.0, std::max(1.1, std::min(worst, 2.0))));
+
+    QSharedPointer<QCPAxisTickerText> nbTicker(new QCPAxisTickerText);
+    const int nbStride = std::max(1, rows / 32);
+    for (int row = 0; row < rows; row += nbStride) nbTicker->addTick(row, QString::number(nbs[static_cast<std::size_t>(row)]));
+    plot_->xAxis->setTicker(nbTicker);
+    QSharedPointer<QCPAxisTickerText> configTicker(new QCPAxisTickerText);
+    // One label per ~11 px of plot height keeps 75 config labels legible.
+    const int usableHeight = std::max(200, height() - 120);
+    const int configStride = std::max(1, (columns * 11 + usableHeight - 1) / usableHeight);
+    for (int column = 0; column < columns; column += configStride)
+        configTicker->addTick(column, configLabel(configs[static_cast<std::size_t>(column)]));
+    plot_->yAxis->setTicker(configTicker);
+    plot_->yAxis->setTickLabelFont(QFont(font().family(), 7));
+    plot_->xAxis->grid()->setVisible(false);
+    plot_->yAxis->grid()->setVisible(false);
+
+    // The profile's config at each NB, outlined on its cell.
+    QVector<double> keys, values, prospectiveKeys, prospectiveValues;
+    for (const auto& [nb, marker] : markers_) {
+        const int row = results_->nbRow(nb);
+        const int column = results_->configColumn(marker.config);
+        if (row < 0 || column < 0) continue;
+        (marker.prospective ? prospectiveKeys : keys).push_back(row);
+        (marker.prospective ? prospectiveValues : values).push_back(column);
+    }
+    QCPGraph* profile = scatterGraph(plot_, tr("profile's config"),
+                                     QCPScatterStyle(QCPScatterStyle::ssSquare, QPen(Qt::black, 2), Qt::NoBrush, 9));
+    profile->setData(keys, values, true);
+    QCPGraph* prospective =
+        scatterGraph(plot_, tr("profile's prospective config"),
+                     QCPScatterStyle(QCPScatterStyle::ssSquare, QPen(QColor(40, 40, 200), 2, Qt::DotLine), Qt::NoBrush, 9));
+    prospective->setData(prospectiveKeys, prospectiveValues, true);
+    plot_->legend->setVisible(!keys.isEmpty() || !prospectiveKeys.isEmpty());
+    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    plot_->xAxis->setRange(-0.5, rows - 0.5);
+    plot_->yAxis->setRange(-0.5, columns - 0.5);
+    for (const auto& config : configs) heatmapColumns_.push_back(configLabel(config));
+}
+
+void PlotWidget::buildBandwidth() {
+    plot_->xAxis->setLabel(tr("NB"));
+    plot_->yAxis->setLabel(tr("achieved bandwidth (GB/s)"));
+    QSharedPointer<QCPAxisTickerFixed> nbTicker(new QCPAxisTickerFixed);
+    nbTicker->setTickStep(1.0);
+    nbTicker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    plot_->xAxis->setTicker(nbTicker);
+    if (!results_ || results_->empty()) {
+        showEmptyMessage(tr("No results loaded: open a results file or run a sweep"));
+        plot_->xAxis->setRange(0.5, 32.5);
+        return;
+    }
+    QVector<double> nbKeys, bestValues, profileKeys, profileValues, copyKeys, copyValues;
+    double high = 0;
+    for (int row = 0; row < static_cast<int>(results_->nbs().size()); ++row) {
+        const int nb = results_->nbs()[static_cast<std::size_t>(row)];
+        const int bestColumn = results_->bestColumn(row);
+        const CellStats* best = results_->cell(row, bestColumn);
+        const CellStats* copy = results_->copy(nb);
+        if (best) {
+            nbKeys.push_back(nb);
+            bestValues.push_back(best->gbPerS);
+            high = std::max(high, best->gbPerS);
+            QString text = QStringLiteral("NB ") + QString::number(nb) + QStringLiteral(" best ") +
+                           configLabel(results_->configs()[static_cast<std::size_t>(bestColumn)]) +
+                           QLatin1Char('\n') + statsText(*best);
+            if (copy && copy->gbPerS > 0)
+                text += QStringLiteral("\n") + QString::number(best->gbPerS / copy->gbPerS * 100.0, 'f', 1) +
+                        QStringLiteral(" % of the copy ceiling");
+            hoverPoints_.push_back({static_cast<double>(nb), best->gbPerS, text});
+        }
+        if (copy) {
+            copyKeys.push_back(nb);
+            copyValues.push_back(copy->gbPerS);
+            high = std::max(high, copy->gbPerS);
+            hoverPoints_.push_back({static_cast<double>(nb), copy->gbPerS,
+                                    QStringLiteral("NB ") + QString::number(nb) +
+                                        QStringLiteral(" device-to-device copy of the same bytes\n") + statsText(*copy)});
+        }
+        auto marker = markers_.find(nb);
+        if (marker != markers_.end()) {
+            if (const CellStats* stats = results_->find(nb, marker->second.config)) {
+                profileKeys.push_back(nb);
+                profileValues.push_back(stats->gbPerS);
+                hoverPoints_.push_back({static_cast<double>(nb), stats->gbPerS,
+                                        QStringLiteral("NB ") + QString::number(nb) + QStringLiteral(" profile's ") +
+                                            configLabel(marker->second.config) + QLatin1Char('\n') + statsText(*stats)});
+            }
+        }
+    }
+    QCPGraph* ceiling = plot_->addGraph();
+    ceiling->setName(tr("copy ceiling (same bytes)"));
+    ceiling->setPen(QPen(kCeilingColour, 2, Qt::DashLine));
+    ceiling->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, kCeilingColour, 6));
+    ceiling->setData(copyKeys, copyValues, true);
+    QCPGraph* best = plot_->addGraph();
+    best->setName(tr("measured best config"));
+    best->setPen(QPen(kBestColour, 2));
+    best->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, kBestColour, 6));
+    best->setData(nbKeys, bestValues, true);
+    QCPGraph* profile = scatterGraph(plot_, tr("profile's config"),
+                                     QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(kProfileColour, 2), Qt::NoBrush, 9));
+    profile->setData(profileKeys, profileValues, true);
+    pointCount_ = static_cast<int>(nbKeys.size() + copyKeys.size() + profileKeys.size());
+    plot_->legend->setVisible(true);
+    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    plot_->xAxis->setRange(results_->nbs().front() - 0.6, results_->nbs().back() + 0.6);
+    plot_->yAxis->setRange(0, high > 0 ? high * 1.15 : 1.0);
+}
+
+void PlotWidget::buildCandidates() {
+    // Horizontal bars: candidate labels are long and read better along the vertical axis.
+    plot_->xAxis->setLabel(tr("latency (ms), whiskers p20-p80"));
+    if (candidates_.empty()) {
+        showEmptyMessage(tr("No timed candidates in this report"));
+        return;
+    }
+    QSharedPointer<QCPAxisTickerText> labels(new QCPAxisTickerText);
+    const int count = static_cast<int>(candidates_.size());
+    struct Group {
+        CandidateBar::Parity parity;
+        QString name;
+        QColor colour;
+    };
+    const Group groups[] = {
+        {CandidateBar::Parity::BitwiseEqual, tr("bitwise equal to baseline"), QColor(26, 150, 65)},
+        {CandidateBar::Parity::WithinBound, tr("within error bound"), QColor(100, 150, 220)},
+        {CandidateBar::Parity::Different, tr("differs from baseline"), QColor(215, 48, 39)},
+        {CandidateBar::Parity::Unknown, tr("parity not recorded"), QColor(150, 150, 150)},
+    };
+    double high = 0;
+    for (const Group& group : groups) {
+        QVector<double> keys, values, minus, plus;
+        for (int index = 0; index < count; ++index) {
+            const CandidateBar& bar = candidates_[static_cast<std::size_t>(index)];
+            if (bar.parity != group.parity) continue;
+            keys.push_back(index);
+            values.push_back(bar.medianMs);
+            minus.push_back(bar.p20Ms > 0 ? std::max(0.0, bar.medianMs - bar.p20Ms) : 0.0);
+            plus.push_back(bar.p80Ms > 0 ? std::max(0.0, bar.p80Ms - bar.medianMs) : 0.0);
+            high = std::max(high, std::max(bar.medianMs, bar.p80Ms));
+        }
+        if (keys.isEmpty()) continue;
+        auto* bars = new QCPBars(plot_->yAxis, plot_->xAxis);
+        bars->setName(group.name);
+        bars->setWidth(0.7);
+        bars->setBrush(group.colour);
+        bars->setPen(QPen(group.colour.darker(130)));
+        bars->setData(keys, values, true);
+        auto* whiskers = new QCPErrorBars(plot_->yAxis, plot_->xAxis);
+        whiskers->removeFromLegend();
+        whiskers->setDataPlottable(bars);
+        whiskers->setData(minus, plus);
+        pointCount_ += static_cast<int>(keys.size());
+    }
+    for (int index = 0; index < count; ++index) {
+        const CandidateBar& bar = candidates_[static_cast<std::size_t>(index)];
+        QString label = bar.label;
+        if (bar.baseline) label += tr(" [baseline]");
+        if (bar.selected) label = QStringLiteral("\u25B6 ") + label + tr(" [selected]");
+        labels->addTick(index, label);
+        QString text = bar.label + QLatin1Char('\n') + QStringLiteral("median ") + formatMs(bar.medianMs);
+        if (bar.p20Ms > 0) text += QStringLiteral(" (p20 ") + formatMs(bar.p20Ms) + QStringLiteral(", p80 ") + formatMs(bar.p80Ms) + QLatin1Char(')');
+        const CandidateBar* baseline = nullptr;
+        for (const auto& other : candidates_)
+            if (other.baseline) baseline = &other;
+        if (baseline && baseline != &bar && baseline->medianMs > 0)
+            text += QStringLiteral("\n") + QString::number((1.0 - bar.medianMs / baseline->medianMs) * 100.0, 'f', 2) +
+                    QStringLiteral(" % faster than the baseline");
+        if (!bar.details.isEmpty()) text += QLatin1Char('\n') + bar.details;
+        hoverPoints_.push_back({static_cast<double>(index), bar.medianMs, text});
+        if (bar.selected) {
+            auto* arrow = new QCPItemText(plot_);
+            arrow->position->setCoords(bar.medianMs, index);
+            arrow->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+            arrow->setText(tr("  selected"));
+            arrow->setFont(QFont(font().family(), 9, QFont::Bold));
+        }
+    }
+    plot_->yAxis->setTicker(labels);
+    plot_->yAxis->setTickLabelFont(QFont(font().family(), 8));
+    plot_->yAxis->setRangeReversed(true);  // first candidate on top
+    plot_->yAxis->setRange(-0.6, count - 0.4);
+    plot_->xAxis->setRange(0, high * 1.2);
+    plot_->legend->setVisible(true);
+    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+}
+
+std::optional<QPoint> PlotWidget::positionOfPoint(int index) const {
+    if (index < 0 || index >= static_cast<int>(hoverPoints_.size())) return std::nullopt;
+    const HoverPoint& point = hoverPoints_[static_cast<std::size_t>(index)];
+    if (kind_ == Kind::Candidates)
+        return QPoint(static_cast<int>(plot_->xAxis->coordToPixel(point.value * 0.5)),
+                      static_cast<int>(plot_->yAxis->coordToPixel(point.key)));
+    return QPoint(static_cast<int>(plot_->xAxis->coordToPixel(point.key)),
+                  static_cast<int>(plot_->yAxis->coordToPixel(point.value)));
+}
+
+QString PlotWidget::hoverTextAt(const QPoint& position) const {
+    if (kind_ == Kind::Heatmap) {
+        if (!results_ || heatmapColumns_.empty()) return {};
+        const int row = static_cast<int>(std::lround(plot_->xAxis->pixelToCoord(position.x())));
+        const int column = static_cast<int>(std::lround(plot_->yAxis->pixelToCoord(position.y())));
+        const CellStats* stats = results_->cell(row, column);
+        if (!stats) return {};
+        const int nb = results_->nbs()[static_cast<std::size_t>(row)];
+        const CellStats* best = results_->cell(row, results_->bestColumn(row));
+        QString text = QStringLiteral("NB ") + QString::number(nb) + QStringLiteral("  ") +
+                       heatmapColumns_[static_cast<std::size_t>(column)] + QLatin1Char('\n') + statsText(*stats);
+        if (best && best->medianMs > 0)
+            text += QStringLiteral("\n") + QString::number(stats->medianMs / best->medianMs, 'f', 3) +
+                    QStringLiteral(" x the best at this NB");
+        return text;
+    }
+    if (kind_ == Kind::Candidates) {
+        const double key = plot_->yAxis->pixelToCoord(position.y());
+        const int index = static_cast<int>(std::lround(key));
+        if (index < 0 || index >= static_cast<int>(hoverPoints_.size()) || std::abs(key - index) > 0.4) return {};
+        if (plot_->xAxis->pixelToCoord(position.x()) > hoverPoints_[static_cast<std::size_t>(index)].value * 1.05)
+            return {};
+        return hoverPoints_[static_cast<std::size_t>(index)].text;
+    }
+    // Nearest drawn point within a few pixels; later entries (markers) win ties so their text shows.
+    constexpr double kReachPixels = 7.0;
+    double bestDistance = kReachPixels * kReachPixels;
+    const QString* text = nullptr;
+    for (const HoverPoint& point : hoverPoints_) {
+        const double dx = plot_->xAxis->coordToPixel(point.key) - position.x();
+        const double dy = plot_->yAxis->coordToPixel(point.value) - position.y();
+        const double distance = dx * dx + dy * dy;
+        if (distance <= bestDistance) {
+            bestDistance = distance;
+            text = &point.text;
+        }
+    }
+    return text ? *text : QString();
+}
+
+bool PlotWidget::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == plot_) {
+        if (event->type() == QEvent::ToolTip) {
+            auto* help = static_cast<QHelpEvent*>(event);
+            const QString text = hoverTextAt(help->pos());
+            if (text.isEmpty())
+                QToolTip::hideText();
+            else
+                QToolTip::showText(help->globalPos(), text, plot_);
+            return true;
+        }
+        if (event->type() == QEvent::MouseMove) {
+            auto* move = static_cast<QMouseEvent*>(event);
+            if (move->buttons() == Qt::NoButton) emit hovered(hoverTextAt(move->position().toPoint()));
+        }
+        if (event->type() == QEvent::ContextMenu) {
+            auto* menuEvent = static_cast<QContextMenuEvent*>(event);
+            QMenu menu;
+            menu.addAction(tr("Export as PNG, SVG or PDF..."), this, &PlotWidget::exportDialog);
+            menu.addAction(tr("Reset view"), this, &PlotWidget::resetView);
+            menu.exec(menuEvent->globalPos());
+            return true;
+        }
+        if (event->type() == QEvent::Resize && kind_ == Kind::Heatmap) {
+            // Tick label density depends on the height; rebuild once the size settles.
+            QMetaObject::invokeMethod(this, &PlotWidget::refresh, Qt::QueuedConnection);
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void PlotWidget::resetView() { refresh(); }
+
+bool PlotWidget::exportTo(const QString& path, QString* error, int width, int height) {
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    plot_->replot(QCustomPlot::rpImmediateRefresh);
+    bool ok = false;
+    if (suffix == QLatin1String("png")) {
+        ok = plot_->savePng(path, width, height);
+    } else if (suffix == QLatin1String("pdf")) {
+        ok = plot_->savePdf(path, width, height);
+    } else if (suffix == QLatin1String("svg")) {
+        QSvgGenerator generator;
+        generator.setFileName(path);
+        generator.setSize(QSize(width, height));
+        generator.setViewBox(QRect(0, 0, width, height));
+        generator.setTitle(title());
+        generator.setDescription(tr("TuneScope plot"));
+        QCPPainter painter;
+        if (painter.begin(&generator)) {
+            plot_->toPainter(&painter, width, height);
+            ok = painter.end();
+        }
+        ok = ok && QFileInfo(path).size() > 0;
+    } else {
+        if (error) *error = tr("%1: unknown export format \"%2\" (use .png, .svg or .pdf)").arg(path, suffix);
+        return false;
+    }
+    if (!ok && error) *error = tr("%1: could not write the plot (is the folder writable?)").arg(path);
+    return ok;
+}
+
+void PlotWidget::exportDialog() {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), QString(),
+                                                      tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (!exportTo(path, &error)) QMessageBox::warning(this, tr("Export plot"), error);
+}
+
+}  // namespace tunescope::ui

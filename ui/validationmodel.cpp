@@ -1,0 +1,142 @@
+#include "validationmodel.hpp"
+
+#include <QApplication>
+#include <QBrush>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QStyle>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "profiledocument.hpp"
+
+namespace tunescope::ui {
+
+void ValidationModel::setResult(ValidationResult result) {
+    beginResetModel();
+    result_ = std::move(result);
+    endResetModel();
+}
+
+const Diagnostic* ValidationModel::diagnostic(int row) const {
+    if (row < 0 || row >= static_cast<int>(result_.diagnostics.size())) return nullptr;
+    return &result_.diagnostics[static_cast<std::size_t>(row)];
+}
+
+int ValidationModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(result_.diagnostics.size());
+}
+
+int ValidationModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant ValidationModel::data(const QModelIndex& index, int role) const {
+    const Diagnostic* d = index.isValid() ? diagnostic(index.row()) : nullptr;
+    if (!d || index.column() >= ColumnCount) return {};
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case SeverityColumn: return QString::fromUtf8(toString(d->severity).data(), static_cast<qsizetype>(toString(d->severity).size()));
+        case RuleColumn: return QString::fromStdString(d->rule);
+        case PathColumn: return d->path.empty() ? QStringLiteral("/") : QString::fromStdString(d->path);
+        case MessageColumn: return QString::fromStdString(d->message);
+        default: return {};
+        }
+    case Qt::ToolTipRole: return QString::fromStdString(formatDiagnostic(*d));
+    case Qt::DecorationRole:
+        if (index.column() != SeverityColumn) return {};
+        switch (d->severity) {
+        case Severity::Error: return QApplication::style()->standardIcon(QStyle::SP_MessageBoxCritical);
+        case Severity::Warning: return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
+        case Severity::Info: return QApplication::style()->standardIcon(QStyle::SP_MessageBoxInformation);
+        }
+        return {};
+    case Qt::ForegroundRole:
+        if (index.column() == SeverityColumn && d->severity == Severity::Error) return QBrush(QColor(180, 0, 0));
+        return {};
+    case PointerRole: return QString::fromStdString(d->path);
+    case SeverityRole: return static_cast<int>(d->severity);
+    default: return {};
+    }
+}
+
+QVariant ValidationModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    switch (section) {
+    case SeverityColumn: return tr("severity");
+    case RuleColumn: return tr("rule");
+    case PathColumn: return tr("where (JSON Pointer)");
+    case MessageColumn: return tr("message");
+    default: return {};
+    }
+}
+
+ValidationPanel::ValidationPanel(ProfileDocument* document, QWidget* parent)
+    : QWidget(parent), document_(document), model_(new ValidationModel(this)), view_(new QTableView(this)),
+      summary_(new QLabel(this)) {
+    setObjectName(QStringLiteral("validationPanel"));
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    summary_->setObjectName(QStringLiteral("validationSummary"));
+    summary_->setTextFormat(Qt::PlainText);
+    layout->addWidget(summary_);
+    view_->setObjectName(QStringLiteral("validationView"));
+    view_->setModel(model_);
+    view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view_->setSelectionMode(QAbstractItemView::SingleSelection);
+    view_->setAlternatingRowColors(true);
+    view_->setWordWrap(false);
+    view_->verticalHeader()->hide();
+    view_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    view_->horizontalHeader()->setStretchLastSection(true);
+    view_->setToolTip(tr("Double-click (or press Enter on) a diagnostic to jump to the value it names"));
+    layout->addWidget(view_);
+    connect(view_, &QTableView::activated, this, &ValidationPanel::activate);
+
+    debounce_.setSingleShot(true);
+    debounce_.setInterval(150);
+    connect(&debounce_, &QTimer::timeout, this, &ValidationPanel::revalidate);
+    connect(document, &ProfileDocument::reset, this, &ValidationPanel::revalidate);
+    connect(document, &ProfileDocument::entriesChanged, this, &ValidationPanel::scheduleRevalidate);
+    connect(document, &ProfileDocument::saved, this, &ValidationPanel::scheduleRevalidate);
+    revalidate();
+}
+
+void ValidationPanel::scheduleRevalidate() { debounce_.start(); }
+
+void ValidationPanel::revalidate() {
+    debounce_.stop();
+    if (!document_ || !document_->hasProfile()) {
+        model_->setResult({});
+        summary_->setText(tr("No profile open."));
+        emit summaryChanged(summary_->text());
+        return;
+    }
+    ValidationOptions options;
+    // files[] are checked against the folder the profile lives in; an unsaved profile has none yet.
+    if (!document_->filePath().isEmpty())
+        options.baseDir = QFileInfo(document_->filePath()).absolutePath().toStdString();
+    ValidationResult result;
+    try {
+        result = validateProfile(document_->profile(), options);
+    } catch (const std::exception& e) {
+        result.diagnostics.push_back({Severity::Error, "validator", "", e.what()});
+    }
+    const std::size_t errors = result.count(Severity::Error);
+    const std::size_t warnings = result.count(Severity::Warning);
+    const std::size_t infos = result.count(Severity::Info);
+    model_->setResult(std::move(result));
+    view_->resizeColumnsToContents();
+    summary_->setText((errors == 0 ? tr("Valid") : tr("Invalid")) +
+                      tr(": %n error(s), ", nullptr, static_cast<int>(errors)) +
+                      tr("%n warning(s), ", nullptr, static_cast<int>(warnings)) +
+                      tr("%n info(s). Double-click a row to jump to its value.", nullptr, static_cast<int>(infos)));
+    emit summaryChanged(summary_->text());
+}
+
+void ValidationPanel::activate(const QModelIndex& index) {
+    if (!index.isValid()) return;
+    emit jumpRequested(index.data(ValidationModel::PointerRole).toString());
+}
+
+}  // namespace tunescope::ui

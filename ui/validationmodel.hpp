@@ -1,0 +1,65 @@
+#pragma once
+// The validator's diagnostics as a table (severity, rule, path, message), and the panel that shows them, re-runs
+// the core's validateProfile() shortly after every edit, and asks to jump to the cell a diagnostic names.
+#include <QAbstractTableModel>
+#include <QPointer>
+#include <QTimer>
+#include <QWidget>
+
+#include "tunescope/validation.hpp"
+
+class QLabel;
+class QTableView;
+
+namespace tunescope::ui {
+
+class ProfileDocument;
+
+class ValidationModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { SeverityColumn, RuleColumn, PathColumn, MessageColumn, ColumnCount };
+    enum Role { PointerRole = Qt::UserRole + 1, SeverityRole };
+
+    using QAbstractTableModel::QAbstractTableModel;
+
+    void setResult(ValidationResult result);
+    const ValidationResult& result() const { return result_; }
+    const Diagnostic* diagnostic(int row) const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    ValidationResult result_;
+};
+
+class ValidationPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ValidationPanel(ProfileDocument* document, QWidget* parent = nullptr);
+
+    ValidationModel* model() { return model_; }
+    QTableView* view() { return view_; }
+    // Validates now (the panel otherwise waits a moment after the last edit, so typing stays smooth).
+    void revalidate();
+
+signals:
+    // The user activated a diagnostic: show the value at this JSON Pointer.
+    void jumpRequested(const QString& pointer);
+    void summaryChanged(const QString& summary);
+
+private:
+    void scheduleRevalidate();
+    void activate(const QModelIndex& index);
+
+    QPointer<ProfileDocument> document_;
+    ValidationModel* model_;
+    QTableView* view_;
+    QLabel* summary_;
+    QTimer debounce_;
+};
+
+}  // namespace tunescope::ui
