@@ -1,7 +1,365 @@
+// devices, selftest, bench-l2norm: what backends and devices this machine has, whether every l2norm kernel
+// config computes the right thing on them, and a standalone timing table of the kernel family against a copy.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "commands.hpp"
+#include "tunescope/device.hpp"
+#include "tunescope/errors.hpp"
+#include "tunescope/json_io.hpp"
+#include "tunescope/l2norm_selftest.hpp"
 
 namespace tunescope::cli {
+namespace {
 
-void registerDeviceCommands(CLI::App& /*app*/, CliContext& /*ctx*/) {}
+const char* const kKnownBackends[] = {"cpu", "cuda", "hip"};
+
+bool isKnownBackend(const std::string& name) {
+    return std::find(std::begin(kKnownBackends), std::end(kKnownBackends), name) != std::end(kKnownBackends);
+}
+
+std::string configText(const L2NormConfig& config) {
+    return std::to_string(config.blockRows) + "/" + std::to_string(config.numWarps) + "/" +
+           std::to_string(config.numStages);
+}
+
+Json deviceJson(const DeviceInfo& info) {
+    Json device = Json::object();
+    device["index"] = info.index;
+    device["name"] = info.name;
+    device["architecture"] = info.architecture;
+    device["memory_bytes"] = info.memoryBytes;
+    device["multiprocessors"] = info.multiprocessors;
+    device["l2_bytes"] = info.l2Bytes;
+    device["clock_mhz"] = info.clockMHz;
+    device["warp_size"] = info.warpSize;
+    device["driver_version"] = info.driverVersion;
+    device["runtime_version"] = info.runtimeVersion;
+    return device;
+}
+
+std::string mebibytes(std::uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+void printDevices(bool asJson) {
+    std::vector<BackendProbe> probes = probeBackends();
+    if (asJson) {
+        Json backends = Json::array();
+        for (const BackendProbe& probe : probes) {
+            Json entry = Json::object();
+            entry["name"] = probe.name;
+            const bool usable = probe.backend && probe.backend->available();
+            entry["available"] = usable;
+            entry["reason"] = probe.reason;
+            Json devices = Json::array();
+            if (usable) {
+                for (const DeviceInfo& info : probe.backend->devices()) devices.push_back(deviceJson(info));
+            }
+            entry["devices"] = devices;
+            backends.push_back(entry);
+        }
+        Json root = Json::object();
+        root["backends"] = backends;
+        std::cout << dumpJson(root) << '\n';
+        return;
+    }
+    for (const BackendProbe& probe : probes) {
+        const bool usable = probe.backend && probe.backend->available();
+        std::cout << probe.name << ": " << (usable ? "available" : "unavailable: " + probe.reason) << '\n';
+        if (!usable) continue;
+        for (const DeviceInfo& info : probe.backend->devices()) {
+            std::cout << "  [" << info.index << "] " << info.name << ", " << info.architecture << ", "
+                      << mebibytes(info.memoryBytes) << ", " << info.multiprocessors
+                      << (info.backend == "cpu" ? " threads" : " multiprocessors") << ", L2 " << mebibytes(info.l2Bytes)
+                      << ", " << (info.clockMHz > 0 ? std::to_string(info.clockMHz) + " MHz" : "clock unknown")
+                      << ", warp " << info.warpSize << "\n      driver: " << info.driverVersion
+                      << "\n      runtime: " << info.runtimeVersion << '\n';
+        }
+    }
+}
+
+// The named backend, or null with the exit code set: 2 for an unknown name, 77 (skipped) when it has no device.
+std::unique_ptr<Backend> backendOrExit(const std::string& name, CliContext& ctx, const char* command) {
+    if (!isKnownBackend(name)) {
+        std::cerr << "tunescope-cli: unknown backend '" << name << "' (known: cpu, cuda, hip)\n";
+        ctx.exitCode = kExitUsageOrIo;
+        return nullptr;
+    }
+    for (BackendProbe& probe : probeBackends()) {
+        if (probe.name != name) continue;
+        if (probe.backend && probe.backend->available()) return std::move(probe.backend);
+        std::cout << command << ": skipped: backend " << name << " is unavailable: " << probe.reason << '\n';
+        std::cerr << "tunescope-cli: " << command << " skipped: backend " << name << " is unavailable: "
+                  << probe.reason << '\n';
+        ctx.exitCode = kExitSkipped;
+        return nullptr;
+    }
+    ctx.exitCode = kExitUsageOrIo;
+    return nullptr;
+}
+
+std::unique_ptr<Device> deviceOrExit(Backend& backend, int index, CliContext& ctx) {
+    try {
+        return backend.openDevice(index);
+    } catch (const Error& e) {
+        std::cerr << "tunescope-cli: " << e.what() << '\n';
+        ctx.exitCode = kExitUsageOrIo;
+        return nullptr;
+    }
+}
+
+struct SelftestArgs {
+    std::string backend = "cpu";
+    int device = 0;
+    std::uint64_t seed = 0;
+    bool verbose = false;
+};
+
+void runSelftest(const SelftestArgs& args, CliContext& ctx) {
+    std::unique_ptr<Backend> backend = backendOrExit(args.backend, ctx, "selftest");
+    if (!backend) return;
+    std::unique_ptr<Device> device = deviceOrExit(*backend, args.device, ctx);
+    if (!device) return;
+    const DeviceInfo& info = device->info();
+    std::cout << "selftest: l2norm forward on " << info.backend << " device " << info.index << " (" << info.name
+              << ", " << info.architecture << ")\n";
+    L2NormSelftestOptions options;
+    options.seed = args.seed;
+    double worstUlps = 0, worstRstd = 0;
+    const L2NormSelftestSummary summary = runL2NormSelftest(*device, options, [&](const L2NormSelftestCase& result) {
+        worstUlps = std::max(worstUlps, result.worstYUlps);
+        worstRstd = std::max(worstRstd, result.worstRstdRelative);
+        if (!result.passed || args.verbose) {
+            std::cout << (result.passed ? "  ok    " : "  FAIL  ") << "BT/warps/stages " << configText(result.config)
+                      << "  T=" << result.rows << "  max y error " << result.worstYUlps << " ulp, max rstd error "
+                      << result.worstRstdRelative << (result.detail.empty() ? "" : "  " + result.detail) << '\n';
+        }
+    });
+    for (const std::string& skipped : summary.configsSkipped) std::cout << "  not run (refused): " << skipped << '\n';
+    std::cout << "selftest: seed " << summary.seed << ", " << summary.configsRun << " configs x 4 sizes = "
+              << summary.casesRun << " cases, " << summary.casesFailed << " failed; worst y error " << worstUlps
+              << " ulp (limit 1), worst rstd error " << worstRstd << " relative (limit 1e-06)\n";
+    std::cout << (summary.passed() ? "selftest: PASS\n" : "selftest: FAIL\n");
+    ctx.exitCode = summary.passed() ? kExitOk : kExitInvalid;
+}
+
+// ---- bench-l2norm: a standalone timing table (the sweep's measurement engine is the rigorous one) ----------
+
+struct BenchArgs {
+    std::string backend = "cpu";
+    int device = 0;
+    std::string nbList = "1-32";
+    std::string grid = "all";
+    int samples = 25;
+    int warmup = 3;
+    bool hot = false;
+    bool hintSweep = false;
+    std::string jsonOut;
+};
+
+std::vector<int> parseNbList(const std::string& text) {
+    std::vector<int> list;
+    std::stringstream stream(text);
+    std::string item;
+    while (std::getline(stream, item, ',')) {
+        const auto dash = item.find('-');
+        try {
+            if (dash == std::string::npos) {
+                list.push_back(std::stoi(item));
+            } else {
+                const int first = std::stoi(item.substr(0, dash)), last = std::stoi(item.substr(dash + 1));
+                for (int nb = first; nb <= last; ++nb) list.push_back(nb);
+            }
+        } catch (const std::exception&) {
+            throw Error("", "", "--nb: '" + item + "' is not a number or a range like 1-32");
+        }
+    }
+    for (int nb : list) {
+        if (nb < 1 || nb > 4096) throw Error("", "", "--nb: NB must be between 1 and 4096 (got " + std::to_string(nb) + ")");
+    }
+    return list;
+}
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+std::vector<double> sampleWork(TimedWork& work, int warmup, int samples, bool cold) {
+    for (int i = 0; i < warmup; ++i) {
+        work.beforeSample(cold);
+        (void)work.timeSampleMs();
+    }
+    std::vector<double> times;
+    times.reserve(std::size_t(samples));
+    for (int i = 0; i < samples; ++i) {
+        work.beforeSample(cold);
+        times.push_back(work.timeSampleMs());
+    }
+    return times;
+}
+
+std::vector<L2NormConfig> benchGrid(const std::string& grid, const Device& device) {
+    std::vector<L2NormConfig> configs;
+    for (const L2NormConfig& config : l2normLaunchSpace()) {
+        const bool fla = config.numWarps <= 16 && config.numStages >= 2;  // FLA's 25 x num_stages {2,3,4}
+        if (grid == "fla" && !fla) continue;
+        if (grid == "one" && !(config.blockRows == 32 && config.numWarps == 4 && config.numStages == 3)) continue;
+        if (device.supports(config, nullptr)) configs.push_back(config);
+    }
+    return configs;
+}
+
+void runBench(const BenchArgs& args, CliContext& ctx) {
+    if (args.grid != "all" && args.grid != "fla" && args.grid != "one") {
+        throw Error("", "", "--grid must be all, fla or one (got '" + args.grid + "')");
+    }
+    if (args.samples < 1 || args.warmup < 0) throw Error("", "", "--samples must be >= 1 and --warmup >= 0");
+    const std::vector<int> nbs = parseNbList(args.nbList);
+    std::unique_ptr<Backend> backend = backendOrExit(args.backend, ctx, "bench-l2norm");
+    if (!backend) return;
+    std::unique_ptr<Device> device = deviceOrExit(*backend, args.device, ctx);
+    if (!device) return;
+    const std::vector<L2NormConfig> grid = benchGrid(args.grid, *device);
+    const bool cold = !args.hot;
+    const DeviceInfo& info = device->info();
+    std::cerr << "bench-l2norm: " << info.name << " (" << info.backend << "), " << grid.size() << " configs, "
+              << args.samples << " samples after " << args.warmup << " warm-up, " << (cold ? "cold" : "hot")
+              << " cache, median\n";
+
+    Json results = Json::array();
+    std::ostringstream table;
+    table << "  NB        T | copy us  copy GB/s | best BT/w/s   best us  best GB/s  %copy | final: l2norm us  copy us  %copy\n";
+    for (int nb : nbs) {
+        const std::int64_t rows = std::int64_t(nb) * 65536;
+        device->prepareL2Norm(rows, 0x7a11ull + std::uint64_t(nb));
+        std::unique_ptr<TimedWork> copy = device->copyWork();
+        const double copyMs = median(sampleWork(*copy, args.warmup, args.samples, cold));
+        const double bytes = double(copy->bytesMoved());
+        Json configTimes = Json::array();
+        std::vector<std::pair<double, L2NormConfig>> ranked;
+        for (const L2NormConfig& config : grid) {
+            std::unique_ptr<TimedWork> work = device->l2normWork(config, kL2NormDefaultEps);
+            const double ms = median(sampleWork(*work, args.warmup, args.samples, cold));
+            ranked.emplace_back(ms, config);
+            configTimes.push_back(Json::array({config.blockRows, config.numWarps, config.numStages, ms * 1e3}));
+        }
+        std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        const auto& [bestMs, best] = ranked.front();
+
+        Json hintTimes = Json::array();
+        if (args.hintSweep && info.backend == "cuda") {
+            // The five best configs under every cache-hint pair (kernels/common/l2norm_launch.hpp).
+            for (std::size_t i = 0; i < std::min<std::size_t>(5, ranked.size()); ++i) {
+                for (int load = 0; load <= 3; ++load) {
+                    for (int store = 0; store <= 1; ++store) {
+                        const std::string hints = std::to_string(load) + "," + std::to_string(store);
+                        setenv("TUNESCOPE_L2NORM_HINTS", hints.c_str(), 1);
+                        std::unique_ptr<TimedWork> work = device->l2normWork(ranked[i].second, kL2NormDefaultEps);
+                        const double ms = median(sampleWork(*work, args.warmup, args.samples, cold));
+                        hintTimes.push_back(Json::array({ranked[i].second.blockRows, ranked[i].second.numWarps,
+                                                         ranked[i].second.numStages, load, store, ms * 1e3}));
+                    }
+                }
+            }
+            unsetenv("TUNESCOPE_L2NORM_HINTS");
+        }
+
+        // Final: the best config and the copy, alternating sample by sample, three times as many samples.
+        std::unique_ptr<TimedWork> bestWork = device->l2normWork(best, kL2NormDefaultEps);
+        (void)sampleWork(*bestWork, args.warmup, 0, cold);
+        (void)sampleWork(*copy, args.warmup, 0, cold);
+        std::vector<double> finalL2Norm, finalCopy;
+        for (int i = 0; i < 3 * args.samples; ++i) {
+            bestWork->beforeSample(cold);
+            finalL2Norm.push_back(bestWork->timeSampleMs());
+            copy->beforeSample(cold);
+            finalCopy.push_back(copy->timeSampleMs());
+        }
+        const double finalL2NormMs = median(finalL2Norm), finalCopyMs = median(finalCopy);
+        const double l2normBytes = double(bestWork->bytesMoved());
+
+        char line[256];
+        std::snprintf(line, sizeof line,
+                      "%4d %8lld | %7.1f %10.0f | %-11s %8.1f %10.0f %6.1f | %16.1f %8.1f %6.1f\n", nb,
+                      static_cast<long long>(rows), copyMs * 1e3, bytes / copyMs / 1e6, configText(best).c_str(),
+                      bestMs * 1e3, l2normBytes / bestMs / 1e6, 100.0 * copyMs / bestMs, finalL2NormMs * 1e3,
+                      finalCopyMs * 1e3, 100.0 * finalCopyMs / finalL2NormMs);
+        table << line;
+        std::cerr << line;
+
+        Json entry = Json::object();
+        entry["nb"] = nb;
+        entry["rows"] = rows;
+        entry["copy_us"] = copyMs * 1e3;
+        entry["best"] = Json::array({best.blockRows, best.numWarps, best.numStages});
+        entry["best_us"] = bestMs * 1e3;
+        entry["final_l2norm_us"] = finalL2NormMs * 1e3;
+        entry["final_copy_us"] = finalCopyMs * 1e3;
+        entry["l2norm_bytes"] = bestWork->bytesMoved();
+        entry["copy_bytes"] = copy->bytesMoved();
+        entry["configs_us"] = configTimes;  // [BT, warps, stages, median us]
+        if (!hintTimes.empty()) entry["hints_us"] = hintTimes;  // [BT, warps, stages, load hint, store hint, us]
+        results.push_back(entry);
+    }
+    std::cout << "bench-l2norm: " << info.name << " (" << info.backend << "), " << (cold ? "cold" : "hot")
+              << " cache, median of " << args.samples << " samples; %copy = copy time / l2norm time (same bytes)\n"
+              << table.str();
+    if (!args.jsonOut.empty()) {
+        Json root = Json::object();
+        root["device"] = deviceJson(info);
+        root["backend"] = info.backend;
+        root["cold_l2"] = cold;
+        root["samples"] = args.samples;
+        root["warmup"] = args.warmup;
+        root["results"] = results;
+        writeFileAtomic(args.jsonOut, dumpJson(root) + "\n");
+    }
+    ctx.exitCode = kExitOk;
+}
+
+}  // namespace
+
+void registerDeviceCommands(CLI::App& app, CliContext& ctx) {
+    auto* devices = app.add_subcommand("devices", "List the backends found (and why others are missing) and their devices");
+    static bool asJson = false;  // options outlive this function: CLI11 writes them during parse
+    devices->add_flag("--json", asJson, "Print JSON instead of text");
+    devices->callback([&ctx] {
+        printDevices(asJson);
+        ctx.exitCode = kExitOk;
+    });
+
+    static SelftestArgs selftest;
+    auto* selftestCommand = app.add_subcommand(
+        "selftest", "Run every l2norm kernel config on random inputs against a double-precision reference "
+                    "(exit 0 all pass, 1 a failure, 2 bad usage, 77 no device for the backend)");
+    selftestCommand->add_option("--backend", selftest.backend, "cpu, cuda or hip")->required();
+    selftestCommand->add_option("--device", selftest.device, "Device index within the backend (default 0)");
+    selftestCommand->add_option("--seed", selftest.seed, "Input seed (default: a fresh random seed, printed)");
+    selftestCommand->add_flag("--verbose", selftest.verbose, "Print every case, not only failures");
+    selftestCommand->callback([&ctx] { runSelftest(selftest, ctx); });
+
+    static BenchArgs bench;
+    auto* benchCommand = app.add_subcommand(
+        "bench-l2norm", "Time every l2norm config and a device-to-device copy of the same bytes per NB (median of "
+                        "samples, cold L2 by default) and print a table");
+    benchCommand->add_option("--backend", bench.backend, "cpu, cuda or hip")->required();
+    benchCommand->add_option("--device", bench.device, "Device index within the backend (default 0)");
+    benchCommand->add_option("--nb", bench.nbList, "NB values: a list and/or ranges, e.g. 1-32 or 1,8,32 (T = NB x 65536)");
+    benchCommand->add_option("--grid", bench.grid, "all (every instantiated config), fla (FLA's 25 x stages 2-4), one");
+    benchCommand->add_option("--samples", bench.samples, "Timed samples per config (median)");
+    benchCommand->add_option("--warmup", bench.warmup, "Untimed runs before the samples");
+    benchCommand->add_flag("--hot", bench.hot, "Skip the cold-L2 flush between samples");
+    benchCommand->add_flag("--hint-sweep", bench.hintSweep, "CUDA: also time the 5 best configs under every cache hint");
+    benchCommand->add_option("--json", bench.jsonOut, "Also write every median to this JSON file");
+    benchCommand->callback([&ctx] { runBench(bench, ctx); });
+}
 
 }  // namespace tunescope::cli

@@ -95,5 +95,10 @@ std::unique_ptr<Backend> openBackend(const std::string& name);
 // The C entry point every plugin exports.
 using CreateBackendFn = Backend* (*)();
 inline constexpr const char* kCreateBackendSymbol = "tunescope_create_backend";
+// Plugins also export `int tunescope_plugin_abi()`; a plugin built against another version of this interface is
+// refused with a clear reason instead of crashing. Bump when Device, Backend or TimedWork change shape.
+using PluginAbiFn = int (*)();
+inline constexpr const char* kPluginAbiSymbol = "tunescope_plugin_abi";
+inline constexpr int kPluginAbiVersion = 1;
 
 }  // namespace tunescope

@@ -1,0 +1,51 @@
+#pragma once
+// The l2norm self-test: every instantiated launch config of a device, on fresh random inputs (never zeros), with
+// poisoned outputs, at tail sizes, against a double-precision reference. y must be within 1 bf16 ulp of the exact
+// value and rstd within 1e-6 relative.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tunescope/device.hpp"
+
+namespace tunescope {
+
+// The whole launch space: BT {8..128} x num_warps {1..32} x num_stages {1..4}; a device filters it with supports().
+std::vector<L2NormConfig> l2normLaunchSpace();
+
+struct L2NormSelftestOptions {
+    std::uint64_t seed = 0;  // 0: a fresh seed from std::random_device (printed so that a failure can be replayed)
+    float eps = kL2NormDefaultEps;
+    double yToleranceUlps = 1.0;
+    double rstdRelativeTolerance = 1e-6;
+    std::vector<L2NormConfig> configs;  // empty: the whole l2normLaunchSpace()
+};
+
+struct L2NormSelftestCase {
+    L2NormConfig config;
+    std::int64_t rows = 0;
+    std::uint64_t seed = 0;
+    bool passed = false;
+    double worstYUlps = 0;         // largest |y - exact| in bf16 ulps of the exact value
+    double worstRstdRelative = 0;  // largest |rstd - exact| / exact
+    std::string detail;            // the first bad element, or the error the device raised
+};
+
+struct L2NormSelftestSummary {
+    std::uint64_t seed = 0;
+    int configsRun = 0;
+    int casesRun = 0;
+    int casesFailed = 0;
+    std::vector<std::string> configsSkipped;  // "BT=8 num_warps=32 num_stages=1: <why the device refuses it>"
+    bool passed() const { return casesRun > 0 && casesFailed == 0; }
+};
+
+// Sizes every config runs: T = 1, 7, 65537 and 13*BT + 3 (several blocks, not a multiple of BT).
+std::vector<std::int64_t> l2normSelftestSizes(int blockRows);
+
+// Runs the self-test on `device`, calling `onCase` after each (config, size). Device errors become failed cases.
+L2NormSelftestSummary runL2NormSelftest(Device& device, const L2NormSelftestOptions& options,
+                                        const std::function<void(const L2NormSelftestCase&)>& onCase = {});
+
+}  // namespace tunescope

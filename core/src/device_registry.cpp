@@ -1,0 +1,141 @@
+// Finding backends: the CPU always; the CUDA and HIP plugins by dlopen from, in order, $TUNESCOPE_PLUGIN_DIR,
+// <directory of the executable>/../lib, and the build's own library directory (TUNESCOPE_BACKEND_DIR). A plugin
+// that is not there, cannot load (its runtime library is missing), was built for another interface, or finds no
+// device is reported with that reason.
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "cpu_backend.hpp"
+#include "tunescope/device.hpp"
+#include "tunescope/errors.hpp"
+
+#ifndef TUNESCOPE_BACKEND_DIR
+#define TUNESCOPE_BACKEND_DIR ""
+#endif
+
+namespace tunescope {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kPluginBackends[] = {"cuda", "hip"};
+
+std::vector<fs::path> pluginDirectories() {
+    std::vector<fs::path> directories;
+    if (const char* fromEnvironment = std::getenv("TUNESCOPE_PLUGIN_DIR"); fromEnvironment && *fromEnvironment) {
+        directories.emplace_back(fromEnvironment);
+    }
+    std::error_code error;
+    const fs::path executable = fs::read_symlink("/proc/self/exe", error);
+    if (!error) directories.push_back(executable.parent_path().parent_path() / "lib");
+    if (*TUNESCOPE_BACKEND_DIR) directories.emplace_back(TUNESCOPE_BACKEND_DIR);
+    // The same folder reached twice (the build's bin/../lib is its lib) is searched and reported once.
+    std::vector<fs::path> unique;
+    for (const fs::path& directory : directories) {
+        const fs::path normal = directory.lexically_normal();
+        if (std::find(unique.begin(), unique.end(), normal) == unique.end()) unique.push_back(normal);
+    }
+    return unique;
+}
+
+// Loaded plugins stay loaded for the life of the process: backends and devices made by them may outlive any
+// one probe, and unloading code whose objects are still alive would crash.
+std::mutex& loadMutex() {
+    static std::mutex mutex;
+    return mutex;
+}
+
+BackendProbe probePlugin(const std::string& name) {
+    BackendProbe probe;
+    probe.name = name;
+    const std::string fileName = "libtunescope_backend_" + name + ".so";
+    std::vector<std::string> looked;
+    fs::path found;
+    for (const fs::path& directory : pluginDirectories()) {
+        std::error_code error;
+        const fs::path candidate = directory / fileName;
+        if (fs::is_regular_file(candidate, error)) {
+            found = candidate;
+            break;
+        }
+        looked.push_back(directory.string());
+    }
+    if (found.empty()) {
+        std::string where;
+        for (const std::string& directory : looked) where += (where.empty() ? "" : ", ") + directory;
+        probe.reason = "plugin not built: no " + fileName + " in " + where;
+        return probe;
+    }
+    std::lock_guard lock(loadMutex());
+    dlerror();
+    void* library = dlopen(found.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        const char* error = dlerror();
+        probe.reason = "runtime library missing: " + std::string(error ? error : "dlopen failed");
+        return probe;
+    }
+    const auto abi = reinterpret_cast<PluginAbiFn>(dlsym(library, kPluginAbiSymbol));
+    const auto create = reinterpret_cast<CreateBackendFn>(dlsym(library, kCreateBackendSymbol));
+    if (!abi || !create) {
+        probe.reason = found.string() + " is not a TuneScope backend plugin (no " + kPluginAbiSymbol + " or " +
+                       kCreateBackendSymbol + ")";
+        return probe;
+    }
+    if (const int version = abi(); version != kPluginAbiVersion) {
+        probe.reason = found.string() + " was built for device interface version " + std::to_string(version) +
+                       ", this program uses version " + std::to_string(kPluginAbiVersion) + ": rebuild the plugin";
+        return probe;
+    }
+    Backend* backend = create();
+    if (!backend) {
+        probe.reason = found.string() + " could not create its backend";
+        return probe;
+    }
+    probe.backend.reset(backend);
+    if (!probe.backend->available()) probe.reason = probe.backend->unavailableReason();
+    return probe;
+}
+
+}  // namespace
+
+std::vector<BackendProbe> probeBackends() {
+    std::vector<BackendProbe> probes;
+    BackendProbe cpu;
+    cpu.name = "cpu";
+    cpu.backend = makeCpuBackend();
+    probes.push_back(std::move(cpu));
+    for (const char* name : kPluginBackends) {
+        try {
+            probes.push_back(probePlugin(name));
+        } catch (const std::exception& e) {
+            BackendProbe failed;
+            failed.name = name;
+            failed.reason = e.what();
+            probes.push_back(std::move(failed));
+        }
+    }
+    return probes;
+}
+
+std::unique_ptr<Backend> openBackend(const std::string& name) {
+    if (name == "cpu") return makeCpuBackend();
+    for (const char* known : kPluginBackends) {
+        if (name != known) continue;
+        BackendProbe probe = probePlugin(name);
+        if (!probe.backend || !probe.backend->available()) {
+            throw Error("", "", "backend " + name + " is unavailable: " + probe.reason);
+        }
+        return std::move(probe.backend);
+    }
+    throw Error("", "", "unknown backend '" + name + "' (known: cpu, cuda, hip)");
+}
+
+}  // namespace tunescope
