@@ -1,7 +1,435 @@
+// sweep, merge, promote: measure every launch config per NB into a results file, combine shard files, and turn
+// measurements into "measured-best" policy. Exit codes are documented in docs/sweep.md.
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "commands.hpp"
+#include "tunescope/device.hpp"
+#include "tunescope/errors.hpp"
+#include "tunescope/hashing.hpp"
+#include "tunescope/profile.hpp"
+#include "tunescope/promote.hpp"
+#include "tunescope/results.hpp"
+#include "tunescope/sweep.hpp"
+#include "tunescope/validation.hpp"
 
 namespace tunescope::cli {
+namespace {
 
-void registerSweepCommands(CLI::App& /*app*/, CliContext& /*ctx*/) {}
+// Exit codes beyond errors.hpp's shared ones.
+constexpr int kExitInterrupted = 130;  // SIGINT (128 + 2): stopped after the current measurement, all saved
+constexpr int kExitTerminated = 143;   // SIGTERM (128 + 15): same, for schedulers
+
+std::atomic<bool> g_stopRequested{false};
+volatile std::sig_atomic_t g_stopSignal = 0;
+
+extern "C" void onStopSignal(int signal) {
+    g_stopSignal = signal;
+    g_stopRequested.store(true);
+}
+
+// Installs the Ctrl-C handler for the sweep's lifetime. SA_RESETHAND: a second Ctrl-C kills at once.
+class StopSignals {
+public:
+    StopSignals() {
+        g_stopRequested = false;
+        g_stopSignal = 0;
+        struct sigaction action {};
+        action.sa_handler = onStopSignal;
+        sigemptyset(&action.sa_mask);
+        action.sa_flags = SA_RESETHAND;
+        sigaction(SIGINT, &action, &oldInt_);
+        sigaction(SIGTERM, &action, &oldTerm_);
+    }
+    ~StopSignals() {
+        sigaction(SIGINT, &oldInt_, nullptr);
+        sigaction(SIGTERM, &oldTerm_, nullptr);
+    }
+    StopSignals(const StopSignals&) = delete;
+    StopSignals& operator=(const StopSignals&) = delete;
+
+private:
+    struct sigaction oldInt_ {}, oldTerm_ {};
+};
+
+std::string formatDuration(double seconds) {
+    if (seconds < 0) return "--:--";
+    const long total = static_cast<long>(seconds + 0.5);
+    char text[32];
+    if (total >= 3600)
+        std::snprintf(text, sizeof text, "%ld:%02ld:%02ld", total / 3600, (total / 60) % 60, total % 60);
+    else
+        std::snprintf(text, sizeof text, "%ld:%02ld", total / 60, total % 60);
+    return text;
+}
+
+std::string formatUs(double ms) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f us", ms * 1000.0);
+    return text;
+}
+
+std::string shortConfig(const L2NormConfig& c) {
+    return std::to_string(c.blockRows) + "/" + std::to_string(c.numWarps) + "/" + std::to_string(c.numStages);
+}
+
+// Progress on stderr: a line rewritten in place on a terminal, otherwise at most one line every 2 s (plus every
+// failure and the last item), so logs of batch jobs stay readable.
+class ProgressPrinter {
+public:
+    explicit ProgressPrinter(bool quiet) : quiet_(quiet), tty_(::isatty(STDERR_FILENO) != 0) {}
+
+    void operator()(const SweepProgress& p) {
+        if (quiet_) return;
+        std::ostringstream line;
+        line << "[" << p.done << "/" << p.total << "] NB " << p.shape->nb << " ";
+        if (p.item->kind == ResultRecord::Kind::Copy) line << "copy";
+        else line << "BT/warps/stages " << shortConfig(p.item->config);
+        if (p.record) {
+            line << " " << formatUs(p.record->m.medianMs) << " +-" << std::fixed;
+            line.precision(2);
+            line << p.record->m.relNoise * 100 << "% n=" << p.record->m.sampleCount;
+            line.precision(0);
+            line << " " << p.record->gbps << " GB/s";
+        } else {
+            line << " FAILED: " << p.error;
+        }
+        line << "  elapsed " << formatDuration(p.elapsedS) << " ETA " << formatDuration(p.etaS);
+        const auto now = std::chrono::steady_clock::now();
+        const bool last = p.done == p.total;
+        if (tty_) {
+            std::string text = line.str();
+            if (text.size() < lastWidth_) text += std::string(lastWidth_ - text.size(), ' ');
+            lastWidth_ = line.str().size();
+            std::cerr << '\r' << text << (last || !p.record ? "\n" : "") << std::flush;
+            if (!p.record) lastWidth_ = 0;
+        } else if (!p.record || last || now - lastPrint_ >= std::chrono::seconds(2)) {
+            std::cerr << line.str() << '\n';
+            lastPrint_ = now;
+        }
+    }
+    void note(const std::string& text) {
+        if (tty_ && lastWidth_ > 0) std::cerr << '\n';
+        lastWidth_ = 0;
+        std::cerr << "tunescope-cli: " << text << '\n';
+    }
+
+private:
+    bool quiet_;
+    bool tty_;
+    std::size_t lastWidth_ = 0;
+    std::chrono::steady_clock::time_point lastPrint_{};
+};
+
+struct SweepArgs {
+    std::string backend = "cpu";
+    int device = 0;
+    std::string devices;
+    std::string nb = "1-32";
+    long long rowsPerNb = kRowsPerNb;
+    std::string batch, paddedTokens;
+    std::string grid;
+    std::string bt, warps, stages;
+    bool hot = false;
+    bool cold = false;
+    double noise = 0.005;
+    int minSamples = 10;
+    double minTimeMs = 2.0;
+    double timeoutMs = 1000.0;
+    int warmup = 2;
+    int maxSamples = 20000;
+    std::string profile;
+    std::string shard;
+    std::string out;
+    unsigned long long seed = SweepPlan{}.seed;
+    double eps = kL2NormDefaultEps;
+    bool noCopy = false;
+    double deviceWarmupMs = 200;
+    bool quiet = false;
+};
+
+SweepPlan buildPlan(const SweepArgs& a, CLI::App& sub) {
+    SweepPlan plan;
+    plan.backend = a.backend;
+    const bool fromBatch = !a.batch.empty() || !a.paddedTokens.empty();
+    if (fromBatch) {
+        if (a.batch.empty() || a.paddedTokens.empty())
+            throw Error("", "", "--batch and --padded-tokens go together (T = B * L * 16)");
+        if (sub.count("--nb") || sub.count("--rows-per-nb"))
+            throw Error("", "", "give either --nb (with --rows-per-nb) or --batch/--padded-tokens, not both");
+        plan.shapes = shapesFromBatch(parseIntList(a.batch, "--batch"), parseIntList(a.paddedTokens, "--padded-tokens"));
+    } else {
+        if (a.rowsPerNb < 0) throw Error("", "", "--rows-per-nb must be >= 1");
+        plan.shapes = shapesFromNbList(parseIntList(a.nb, "--nb"), a.rowsPerNb);
+    }
+    const bool fromLists = !a.bt.empty() || !a.warps.empty() || !a.stages.empty();
+    if (!a.grid.empty() && fromLists) throw Error("", "", "give either --grid FILE or --bt/--warps/--stages, not both");
+    if (!a.grid.empty()) {
+        plan.grid = loadGridFile(a.grid);
+    } else if (fromLists) {
+        plan.grid = gridFromLists(parseIntList(a.bt.empty() ? "8,16,32,64,128" : a.bt, "--bt"),
+                                  parseIntList(a.warps.empty() ? "1,2,4,8,16" : a.warps, "--warps"),
+                                  parseIntList(a.stages.empty() ? "2,3,4" : a.stages, "--stages"));
+    } else {
+        plan.grid = defaultGrid();
+    }
+    if (a.hot && a.cold) throw Error("", "", "give --cold or --hot, not both");
+    plan.coldL2 = !a.hot;
+    plan.rule.maxRelNoise = a.noise;
+    plan.rule.minSamples = a.minSamples;
+    plan.rule.minTimeMs = a.minTimeMs;
+    plan.rule.timeoutMs = a.timeoutMs;
+    plan.rule.warmupSamples = a.warmup;
+    plan.rule.maxSamples = a.maxSamples;
+    plan.seed = a.seed;
+    plan.eps = static_cast<float>(a.eps);
+    plan.measureCopy = !a.noCopy;
+    if (!a.shard.empty()) plan.shard = parseShard(a.shard);
+    if (!a.profile.empty()) {
+        const Profile profile = loadProfile(a.profile);
+        plan.profileFile = std::filesystem::path(a.profile).filename().string();
+        plan.profileSha256 = sha256FileHex(a.profile);
+        for (const SweepShape& shape : plan.shapes) {
+            if (const PolicyEntry* entry = profile.policyFor(shape.nb))
+                plan.profileConfigs[shape.nb] = toL2NormConfig(entry->config);
+        }
+        if (plan.profileConfigs.empty())
+            throw Error(a.profile, "/per_NB_policy", "has no entry for any NB of this sweep");
+    }
+    return plan;
+}
+
+void printSummary(const std::filesystem::path& out, const SweepPlan& plan) {
+    const ResultsFile results = loadResults(out);
+    std::map<std::pair<int, std::int64_t>, const ResultRecord*> best, copy;
+    for (const ResultRecord& r : results.records) {
+        const auto key = std::make_pair(r.nb, r.rows);
+        if (r.kind == ResultRecord::Kind::Copy) {
+            copy[key] = &r;
+        } else if (!best.count(key) || r.m.medianMs < best[key]->m.medianMs) {
+            best[key] = &r;
+        }
+    }
+    std::cout << "NB  T         best BT/warps/stages  median       GB/s   of copy  noise   samples\n";
+    for (const auto& [key, r] : best) {
+        char line[200];
+        const auto c = copy.find(key);
+        const double fraction = c != copy.end() && c->second->gbps > 0 ? r->gbps / c->second->gbps : -1;
+        std::snprintf(line, sizeof line, "%-3d %-9lld %-21s %-12s %-6.0f %-8s %5.2f%%  %d\n", key.first,
+                      static_cast<long long>(key.second), shortConfig(r->config).c_str(), formatUs(r->m.medianMs).c_str(),
+                      r->gbps, fraction > 0 ? (std::to_string(static_cast<int>(fraction * 100 + 0.5)) + "%").c_str() : "-",
+                      r->m.relNoise * 100, r->m.sampleCount);
+        std::cout << line;
+    }
+    if (plan.profileConfigs.empty()) return;
+    std::cout << "\nregret of the profile's config (" << plan.profileFile << ") against the best measured config:\n";
+    std::cout << "NB  T         profile BT/w/s  median       best BT/w/s  regret   verdict    within noise\n";
+    for (const RegretRow& row : computeRegret(results, plan.profileConfigs, plan.rule.maxRelNoise)) {
+        char line[200];
+        if (!row.policy) {
+            std::snprintf(line, sizeof line, "%-3d %-9lld %-15s not measured\n", row.nb, static_cast<long long>(row.rows),
+                          shortConfig(row.policyConfig).c_str());
+        } else {
+            std::snprintf(line, sizeof line, "%-3d %-9lld %-15s %-12s %-12s x%-7.4f %-10s %s\n", row.nb,
+                          static_cast<long long>(row.rows), shortConfig(row.policyConfig).c_str(),
+                          formatUs(row.policy->m.medianMs).c_str(), shortConfig(row.best->config).c_str(), row.regret,
+                          toString(row.verdict).c_str(), row.withinNoise ? "yes" : "no");
+        }
+        std::cout << line;
+    }
+}
+
+std::vector<int> parseDeviceList(const SweepArgs& a, CLI::App& sub) {
+    if (!a.devices.empty()) {
+        if (sub.count("--device")) throw Error("", "", "give --device N or --devices LIST, not both");
+        return parseIntList(a.devices, "--devices");
+    }
+    if (a.device < 0) throw Error("", "", "--device must be >= 0");
+    return {a.device};
+}
+
+void runSweepCommand(const SweepArgs& a, CLI::App& sub, CliContext& ctx) {
+    const SweepPlan plan = buildPlan(a, sub);
+    validatePlan(plan);  // illegal configs and T = 0 are refused before any device is touched
+
+    std::unique_ptr<Backend> backend = openBackend(a.backend);
+    const std::vector<DeviceInfo> available = backend->devices();
+    std::vector<std::unique_ptr<Device>> owned;
+    std::vector<Device*> devices;
+    for (int index : parseDeviceList(a, sub)) {
+        if (index >= static_cast<int>(available.size()))
+            throw Error("", "", a.backend + " device " + std::to_string(index) + " does not exist (this machine has " +
+                                    std::to_string(available.size()) + " " + a.backend + " device" +
+                                    (available.size() == 1 ? "" : "s") + "; see tunescope-cli devices)");
+        owned.push_back(backend->openDevice(index));
+        devices.push_back(owned.back().get());
+    }
+
+    ProgressPrinter printer(a.quiet);
+    std::mutex printMutex;
+    SweepOptions options;
+    options.out = a.out;
+    options.stopRequested = &g_stopRequested;
+    options.progress = [&](const SweepProgress& p) { printer(p); };
+    options.note = [&](const std::string& text) {
+        std::lock_guard lock(printMutex);
+        printer.note(text);
+    };
+    options.deviceWarmupMs = a.deviceWarmupMs;
+
+    SweepOutcome outcome;
+    {
+        StopSignals signals;
+        outcome = runSweep(plan, devices, options);
+    }
+    if (!a.quiet) {
+        std::cerr << "tunescope-cli: " << outcome.measured << " measured, " << outcome.resumed << " resumed, "
+                  << outcome.failed << " failed, " << outcome.notRun << " not run, of " << outcome.total << " ("
+                  << a.out << ")\n";
+        for (const std::string& e : outcome.errors) std::cerr << "tunescope-cli: failed: " << e << '\n';
+    }
+    if (outcome.interrupted) {
+        std::cerr << "tunescope-cli: stopped by " << (g_stopSignal == SIGTERM ? "SIGTERM" : "Ctrl-C")
+                  << "; everything measured so far is in " << a.out << " (run the same command to resume)\n";
+        ctx.exitCode = g_stopSignal == SIGTERM ? kExitTerminated : kExitInterrupted;
+        return;
+    }
+    if (!a.quiet) printSummary(a.out, plan);
+    ctx.exitCode = outcome.failed > 0 || outcome.notRun > 0 ? kExitInvalid : kExitOk;
+}
+
+}  // namespace
+
+void registerSweepCommands(CLI::App& app, CliContext& ctx) {
+    // --- sweep ---
+    auto args = std::make_shared<SweepArgs>();
+    CLI::App* sweep = app.add_subcommand(
+        "sweep",
+        "Measure every launch config of the l2norm kernel on every NB bucket and stream the results to a JSON Lines "
+        "file (resumable). Exit codes: 0 all measured, 1 some measurements failed or a device gave up, 2 usage or "
+        "I/O error, 130 stopped by Ctrl-C (143 by SIGTERM) with everything measured so far saved.");
+    sweep->add_option("--backend", args->backend, "cpu, cuda or hip")->capture_default_str();
+    sweep->add_option("--device", args->device, "device index within the backend")->capture_default_str();
+    sweep->add_option("--devices", args->devices, "several devices, one worker each over a shared queue: 0,1,2-3");
+    sweep->add_option("--nb", args->nb, "NB buckets: 1-32, 1,2,4-8")->capture_default_str();
+    sweep->add_option("--rows-per-nb", args->rowsPerNb, "rows T per NB (T = NB x this)")->capture_default_str();
+    sweep->add_option("--batch", args->batch, "batch sizes B (with --padded-tokens): T = B x L x 16, NB = ceil(T/65536)");
+    sweep->add_option("--padded-tokens", args->paddedTokens, "padded token counts L (with --batch)");
+    sweep->add_option("--grid", args->grid, "config grid file (JSON or CSV, see docs/sweep.md)");
+    sweep->add_option("--bt", args->bt, "BT values (default 8,16,32,64,128)");
+    sweep->add_option("--warps", args->warps, "num_warps values (default 1,2,4,8,16)");
+    sweep->add_option("--stages", args->stages, "num_stages values (default 2,3,4)");
+    sweep->add_flag("--cold", args->cold, "flush the L2 before every sample (the default)");
+    sweep->add_flag("--hot", args->hot, "do not flush the L2 between samples");
+    sweep->add_option("--noise", args->noise, "stop when the median's relative noise is at or below this")
+        ->capture_default_str();
+    sweep->add_option("--min-samples", args->minSamples, "never stop with fewer samples")->capture_default_str();
+    sweep->add_option("--min-time", args->minTimeMs, "never stop before the samples add up to this many ms")
+        ->capture_default_str();
+    sweep->add_option("--timeout", args->timeoutMs, "wall-time limit per measurement, ms")->capture_default_str();
+    sweep->add_option("--warmup", args->warmup, "warm-up samples per measurement (at least 1 runs)")->capture_default_str();
+    sweep->add_option("--max-samples", args->maxSamples, "sample cap per measurement")->capture_default_str();
+    sweep->add_option("--device-warmup", args->deviceWarmupMs, "ms of copies per device before its first measurement")
+        ->capture_default_str();
+    sweep->add_option("--profile", args->profile, "also time this profile's config per NB and report its regret");
+    sweep->add_option("--shard", args->shard, "run shard i of n (0-based): i/n; combine the files with merge");
+    sweep->add_option("--seed", args->seed, "input data seed")->capture_default_str();
+    sweep->add_option("--eps", args->eps, "l2norm epsilon")->capture_default_str();
+    sweep->add_flag("--no-copy", args->noCopy, "do not measure the device-to-device copy ceiling");
+    sweep->add_flag("--quiet", args->quiet, "no progress and no summary");
+    sweep->add_option("--out", args->out, "results file (JSON Lines); an existing one of the same plan is resumed")
+        ->required();
+    sweep->callback([args, sweep, &ctx] { runSweepCommand(*args, *sweep, ctx); });
+
+    // --- merge ---
+    auto inputs = std::make_shared<std::vector<std::string>>();
+    auto mergeOut = std::make_shared<std::string>();
+    auto keepFirst = std::make_shared<bool>(false);
+    CLI::App* merge = app.add_subcommand(
+        "merge",
+        "Combine results files of one sweep plan (e.g. the shards of --shard i/n) into one. A measurement that "
+        "appears twice is refused unless --keep-first. Exit codes: 0 merged, 1 the files do not belong together or "
+        "hold duplicates, 2 usage or I/O error.");
+    merge->add_option("inputs", *inputs, "results files")->required()->check(CLI::ExistingFile);
+    merge->add_option("--out", *mergeOut, "merged results file (written atomically)")->required();
+    merge->add_flag("--keep-first", *keepFirst, "keep the first of duplicate measurements and warn");
+    merge->callback([inputs, mergeOut, keepFirst, &ctx] {
+        std::vector<std::filesystem::path> paths(inputs->begin(), inputs->end());
+        MergeOptions options;
+        options.keepFirst = *keepFirst;
+        try {
+            const MergeReport report = mergeResults(paths, *mergeOut, options);
+            for (const std::string& w : report.warnings) std::cerr << "tunescope-cli: warning: " << w << '\n';
+            std::cout << "merged " << paths.size() << " files into " << *mergeOut << ": " << report.measurements
+                      << " measurements";
+            if (report.duplicatesDropped) std::cout << ", " << report.duplicatesDropped << " duplicates dropped";
+            if (report.copyDuplicatesDropped)
+                std::cout << ", " << report.copyDuplicatesDropped << " repeated copy ceilings dropped";
+            if (report.errorsKept) std::cout << ", " << report.errorsKept << " errors of unmeasured configs kept";
+            std::cout << '\n';
+            ctx.exitCode = kExitOk;
+        } catch (const MergeConflict& e) {
+            std::cerr << "tunescope-cli: " << e.what() << '\n';
+            ctx.exitCode = kExitInvalid;
+        }
+    });
+
+    // --- promote ---
+    auto profileIn = std::make_shared<std::string>();
+    auto resultsIn = std::make_shared<std::string>();
+    auto promoteOut = std::make_shared<std::string>();
+    auto promoteOptions = std::make_shared<PromoteOptions>();
+    CLI::App* promoteCmd = app.add_subcommand(
+        "promote",
+        "Make each prospective per-NB entry whose NB was measured \"measured-best\", with evidence from the results "
+        "file. A faster config replaces the incumbent only when compare() says FASTER. Exit codes: 0 written, "
+        "1 nothing to promote or the result would not pass validate (nothing written), 2 usage or I/O error.");
+    promoteCmd->add_option("profile", *profileIn, "profile to promote")->required();
+    promoteCmd->add_option("--results", *resultsIn, "sweep results file (merge shards first)")->required();
+    promoteCmd->add_option("--out", *promoteOut, "the promoted profile (written atomically)")->required();
+    promoteCmd->add_option("--threshold", promoteOptions->threshold,
+                           "relative gap a config needs to replace the incumbent")
+        ->capture_default_str();
+    promoteCmd->add_flag("--all-bases", promoteOptions->includeAllBases,
+                         "also promote original-production-chosen and imported entries");
+    promoteCmd->callback([profileIn, resultsIn, promoteOut, promoteOptions, &ctx] {
+        const PromoteReport report = promoteFiles(*profileIn, *resultsIn, *promoteOptions);
+        for (const std::string& w : report.warnings) std::cerr << "tunescope-cli: warning: " << w << '\n';
+        for (const PromoteEntry& e : report.entries)
+            std::cout << "NB " << e.nb << ": " << (e.promoted ? "measured-best, " : "unchanged, ") << e.note << '\n';
+        if (report.promotedCount == 0) {
+            std::cerr << "tunescope-cli: nothing to promote: no eligible entry's NB was measured in " << *resultsIn
+                      << "; " << *promoteOut << " not written\n";
+            ctx.exitCode = kExitInvalid;
+            return;
+        }
+        // The result must pass validate; check before writing so that a bad promotion never lands on disk.
+        ValidationOptions validation;
+        validation.baseDir = std::filesystem::absolute(*promoteOut).parent_path();
+        const ValidationResult check = validateProfile(report.profile, validation);
+        if (!check.valid()) {
+            for (const Diagnostic& d : check.diagnostics)
+                if (d.severity == Severity::Error) std::cerr << "tunescope-cli: " << formatDiagnostic(d) << '\n';
+            std::cerr << "tunescope-cli: the promoted profile would not pass validate; " << *promoteOut
+                      << " not written\n";
+            ctx.exitCode = kExitInvalid;
+            return;
+        }
+        saveProfile(report.profile, *promoteOut);
+        std::cout << "promoted " << report.promotedCount << " entries into " << *promoteOut << '\n';
+        ctx.exitCode = kExitOk;
+    });
+}
 
 }  // namespace tunescope::cli

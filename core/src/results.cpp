@@ -1,0 +1,606 @@
+#include "tunescope/results.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "tunescope/hashing.hpp"
+
+namespace tunescope {
+
+namespace {
+
+// Plain (map-backed) JSON for reading: faster than ordered_json for the reader's many small objects.
+using ReadJson = nlohmann::json;
+
+std::string lineLabel(std::size_t line, const std::string& pointer = "") {
+    return "line " + std::to_string(line) + (pointer.empty() ? "" : ", " + pointer);
+}
+
+// Raw samples keep 7 significant digits: far below event-timer resolution, and half the bytes of full precision.
+double round7(double value) {
+    if (!std::isfinite(value) || value == 0) return value;
+    char text[32];
+    std::snprintf(text, sizeof text, "%.7g", value);
+    return std::strtod(text, nullptr);
+}
+
+// Non-finite numbers are not JSON: write null, read null back as +inf (only relNoise can be infinite).
+Json finiteOrNull(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
+
+class LineReader {
+public:
+    LineReader(const ReadJson& object, std::string file, std::size_t line)
+        : object_(object), file_(std::move(file)), line_(line) {}
+
+    const ReadJson& field(const char* key) const {
+        const auto it = object_.find(key);
+        if (it == object_.end()) fail(key, "is missing");
+        return *it;
+    }
+    bool has(const char* key) const { return object_.contains(key) && !object_.at(key).is_null(); }
+    std::int64_t integer(const char* key) const {
+        const ReadJson& v = field(key);
+        if (!v.is_number_integer()) fail(key, "must be an integer, not " + std::string(v.type_name()));
+        return v.get<std::int64_t>();
+    }
+    std::int64_t integerOr(const char* key, std::int64_t fallback) const { return has(key) ? integer(key) : fallback; }
+    double number(const char* key) const {
+        const ReadJson& v = field(key);
+        if (v.is_null()) return std::numeric_limits<double>::infinity();
+        if (!v.is_number()) fail(key, "must be a number, not " + std::string(v.type_name()));
+        return v.get<double>();
+    }
+    double numberOr(const char* key, double fallback) const { return has(key) ? number(key) : fallback; }
+    bool boolean(const char* key) const {
+        const ReadJson& v = field(key);
+        if (!v.is_boolean()) fail(key, "must be true or false");
+        return v.get<bool>();
+    }
+    std::string string(const char* key) const {
+        const ReadJson& v = field(key);
+        if (!v.is_string()) fail(key, "must be a string");
+        return v.get<std::string>();
+    }
+    [[noreturn]] void fail(const std::string& key, const std::string& message) const {
+        throw Error(file_, lineLabel(line_, "/" + key), key + " " + message);
+    }
+    const std::string& file() const { return file_; }
+    std::size_t line() const { return line_; }
+
+private:
+    const ReadJson& object_;
+    std::string file_;
+    std::size_t line_;
+};
+
+L2NormConfig configFromJson(const ReadJson& value, const LineReader& at) {
+    if (!value.is_object()) at.fail("config", "must be an object");
+    LineReader c(value, at.file(), at.line());
+    L2NormConfig config;
+    config.blockRows = static_cast<int>(c.integer("BT"));
+    config.numWarps = static_cast<int>(c.integer("num_warps"));
+    config.numStages = static_cast<int>(c.integer("num_stages"));
+    config.numCtas = static_cast<int>(c.integerOr("num_ctas", 1));
+    return config;
+}
+
+void deviceTagFromJson(const LineReader& r, std::string* backend, int* index, std::string* name) {
+    const ReadJson& device = r.field("device");
+    if (!device.is_object()) r.fail("device", "must be an object");
+    LineReader d(device, r.file(), r.line());
+    *backend = d.string("backend");
+    *index = static_cast<int>(d.integer("index"));
+    *name = d.string("name");
+}
+
+ResultRecord::Kind kindFromJson(const LineReader& r) {
+    const std::string kind = r.string("kind");
+    if (kind == "l2norm") return ResultRecord::Kind::L2Norm;
+    if (kind == "copy") return ResultRecord::Kind::Copy;
+    r.fail("kind", "must be \"l2norm\" or \"copy\", not \"" + kind + "\"");
+}
+
+ResultRecord recordFromJson(const ReadJson& object, const std::string& file, std::size_t line) {
+    LineReader r(object, file, line);
+    ResultRecord rec;
+    rec.line = line;
+    rec.kind = kindFromJson(r);
+    rec.nb = static_cast<int>(r.integer("nb"));
+    rec.rows = r.integer("rows");
+    rec.batch = static_cast<int>(r.integerOr("batch", 0));
+    rec.paddedTokens = static_cast<int>(r.integerOr("padded_tokens", 0));
+    if (rec.kind == ResultRecord::Kind::L2Norm) rec.config = configFromJson(r.field("config"), r);
+    rec.inGrid = r.has("in_grid") ? r.boolean("in_grid") : true;
+    rec.profileConfig = r.has("profile_config") ? r.boolean("profile_config") : false;
+    deviceTagFromJson(r, &rec.deviceBackend, &rec.deviceIndex, &rec.deviceName);
+    rec.coldL2 = r.boolean("cold_l2");
+
+    Measurement& m = rec.m;
+    const ReadJson& raw = r.field("raw_ms");
+    if (!raw.is_array()) r.fail("raw_ms", "must be an array of numbers");
+    m.samplesMs.reserve(raw.size());
+    for (const auto& v : raw) {
+        if (!v.is_number()) r.fail("raw_ms", "must hold only numbers");
+        m.samplesMs.push_back(v.get<double>());
+    }
+    const std::size_t n = m.samplesMs.size();
+    m.smClockMHz.assign(n, -1);
+    m.throttled.assign(n, 0);
+    if (r.has("raw_sm_clock_mhz")) {
+        const ReadJson& clocks = r.field("raw_sm_clock_mhz");
+        if (!clocks.is_array() || clocks.size() != n) r.fail("raw_sm_clock_mhz", "must have one integer per sample");
+        for (std::size_t i = 0; i < n; ++i) {
+            if (!clocks[i].is_number_integer()) r.fail("raw_sm_clock_mhz", "must hold only integers");
+            m.smClockMHz[i] = clocks[i].get<int>();
+        }
+    }
+    if (r.has("raw_throttled")) {
+        const ReadJson& marks = r.field("raw_throttled");
+        if (!marks.is_array() || marks.size() != n) r.fail("raw_throttled", "must have one 0/1 per sample");
+        for (std::size_t i = 0; i < n; ++i) {
+            if (!marks[i].is_number_integer()) r.fail("raw_throttled", "must hold only 0 or 1");
+            m.throttled[i] = marks[i].get<int>() != 0 ? 1 : 0;
+        }
+    }
+    // Statistics are stored, not recomputed: they were computed from full-precision samples.
+    m.sampleCount = static_cast<int>(r.integer("samples"));
+    if (static_cast<std::size_t>(m.sampleCount) != n) r.fail("samples", "does not match the length of raw_ms");
+    m.warmupCount = static_cast<int>(r.integerOr("warmup_samples", 0));
+    m.throttledCount = static_cast<int>(r.integerOr("throttled_samples", 0));
+    m.medianMs = r.number("median_ms");
+    m.p20Ms = r.number("p20_ms");
+    m.p80Ms = r.number("p80_ms");
+    m.minMs = r.number("min_ms");
+    m.maxMs = r.numberOr("max_ms", m.maxMs);
+    m.meanMs = r.numberOr("mean_ms", m.meanMs);
+    m.relStdev = r.number("rel_stdev");
+    m.ciLowMs = r.number("ci_low_ms");
+    m.ciHighMs = r.number("ci_high_ms");
+    m.relNoise = r.number("rel_noise");
+    m.meanClockMHz = r.numberOr("mean_sm_clock_mhz", -1);
+    m.referenceClockMHz = static_cast<int>(r.integerOr("reference_clock_mhz", -1));
+    m.converged = r.boolean("converged");
+    m.timedOut = r.has("timed_out") ? r.boolean("timed_out") : false;
+    if (!stopReasonFromString(r.string("stop_reason"), &m.stopReason))
+        r.fail("stop_reason", "must be converged, stalled, timeout or sample-cap");
+    m.measuredTimeMs = r.numberOr("measured_ms", 0);
+    m.wallTimeMs = r.numberOr("wall_ms", 0);
+
+    rec.bytes = static_cast<std::uint64_t>(r.integer("bytes"));
+    rec.gbps = r.number("gbps");
+    rec.copyGbps = r.numberOr("copy_gbps", -1);
+    rec.fractionOfCopy = r.numberOr("fraction_of_copy", -1);
+    return rec;
+}
+
+ResultError errorFromJson(const ReadJson& object, const std::string& file, std::size_t line) {
+    LineReader r(object, file, line);
+    ResultError e;
+    e.line = line;
+    e.kind = kindFromJson(r);
+    e.nb = static_cast<int>(r.integer("nb"));
+    e.rows = r.integer("rows");
+    if (e.kind == ResultRecord::Kind::L2Norm && r.has("config")) e.config = configFromJson(r.field("config"), r);
+    deviceTagFromJson(r, &e.deviceBackend, &e.deviceIndex, &e.deviceName);
+    e.message = r.string("message");
+    return e;
+}
+
+ResultsHeader headerFromJson(const std::string& text, const std::string& file) {
+    Json raw;
+    try {
+        raw = Json::parse(text);
+    } catch (const std::exception&) {
+        throw Error(file, lineLabel(1), "the first line is not a results header (not JSON)");
+    }
+    if (!raw.is_object() || raw.value("type", "") != "header")
+        throw Error(file, lineLabel(1, "/type"), "the first line is not a results header (type must be \"header\")");
+    const std::string format = raw.value("format", "");
+    if (format != kResultsFormat)
+        throw Error(file, lineLabel(1, "/format"),
+                    "unknown results format \"" + format + "\" (expected \"" + kResultsFormat + "\")");
+    ResultsHeader h;
+    h.format = format;
+    const auto text_ = [&](const char* key) {
+        const auto it = raw.find(key);
+        return it != raw.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    h.tunescopeVersion = text_("tunescope_version");
+    h.gitSha = text_("git_sha");
+    h.createdUtc = text_("created_utc");
+    h.host = text_("host");
+    h.planHash = text_("plan_hash");
+    if (h.planHash.empty()) throw Error(file, lineLabel(1, "/plan_hash"), "plan_hash is missing");
+    if (raw.contains("plan")) h.plan = raw["plan"];
+    if (raw.contains("devices")) {
+        if (!raw["devices"].is_array()) throw Error(file, lineLabel(1, "/devices"), "devices must be an array");
+        for (std::size_t i = 0; i < raw["devices"].size(); ++i)
+            h.devices.push_back(deviceInfoFromJson(raw["devices"][i], file, lineLabel(1, jsonPointerAppend("/devices", i))));
+    }
+    h.raw = std::move(raw);
+    return h;
+}
+
+}  // namespace
+
+std::string toString(ResultRecord::Kind kind) { return kind == ResultRecord::Kind::Copy ? "copy" : "l2norm"; }
+
+std::string recordKey(ResultRecord::Kind kind, int nb, std::int64_t rows, const L2NormConfig& config) {
+    std::string key = toString(kind) + "/nb=" + std::to_string(nb) + "/rows=" + std::to_string(rows);
+    if (kind == ResultRecord::Kind::L2Norm)
+        key += "/bt=" + std::to_string(config.blockRows) + "/w=" + std::to_string(config.numWarps) +
+               "/s=" + std::to_string(config.numStages) + "/ctas=" + std::to_string(config.numCtas);
+    return key;
+}
+
+Json deviceInfoToJson(const DeviceInfo& info) {
+    Json j = Json::object();
+    j["backend"] = info.backend;
+    j["index"] = info.index;
+    j["name"] = info.name;
+    j["architecture"] = info.architecture;
+    j["memory_bytes"] = info.memoryBytes;
+    j["multiprocessors"] = info.multiprocessors;
+    j["l2_bytes"] = info.l2Bytes;
+    j["clock_mhz"] = info.clockMHz;
+    j["warp_size"] = info.warpSize;
+    j["driver_version"] = info.driverVersion;
+    j["runtime_version"] = info.runtimeVersion;
+    return j;
+}
+
+DeviceInfo deviceInfoFromJson(const Json& value, const std::string& file, const std::string& path) {
+    if (!value.is_object()) throw Error(file, path, "a device must be an object");
+    DeviceInfo info;
+    const auto str = [&](const char* key) {
+        const auto it = value.find(key);
+        return it != value.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    const auto num = [&](const char* key) -> std::uint64_t {
+        const auto it = value.find(key);
+        return it != value.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : 0;
+    };
+    info.backend = str("backend");
+    info.index = static_cast<int>(num("index"));
+    info.name = str("name");
+    info.architecture = str("architecture");
+    info.memoryBytes = num("memory_bytes");
+    info.multiprocessors = static_cast<int>(num("multiprocessors"));
+    info.l2Bytes = num("l2_bytes");
+    info.clockMHz = static_cast<int>(num("clock_mhz"));
+    info.warpSize = static_cast<int>(num("warp_size"));
+    info.driverVersion = str("driver_version");
+    info.runtimeVersion = str("runtime_version");
+    return info;
+}
+
+Json configToJson(const L2NormConfig& config) {
+    Json j = Json::object();
+    j["BT"] = config.blockRows;
+    j["num_warps"] = config.numWarps;
+    j["num_stages"] = config.numStages;
+    j["num_ctas"] = config.numCtas;
+    return j;
+}
+
+namespace {
+Json deviceTag(const std::string& backend, int index, const std::string& name) {
+    Json j = Json::object();
+    j["backend"] = backend;
+    j["index"] = index;
+    j["name"] = name;
+    return j;
+}
+Json intOrNull(int value) { return value > 0 ? Json(value) : Json(nullptr); }
+}  // namespace
+
+Json recordToJson(const ResultRecord& rec) {
+    const Measurement& m = rec.m;
+    Json j = Json::object();
+    j["type"] = "measurement";
+    j["kind"] = toString(rec.kind);
+    j["nb"] = rec.nb;
+    j["rows"] = rec.rows;
+    j["batch"] = intOrNull(rec.batch);
+    j["padded_tokens"] = intOrNull(rec.paddedTokens);
+    j["config"] = rec.kind == ResultRecord::Kind::L2Norm ? configToJson(rec.config) : Json(nullptr);
+    j["in_grid"] = rec.inGrid;
+    j["profile_config"] = rec.profileConfig;
+    j["device"] = deviceTag(rec.deviceBackend, rec.deviceIndex, rec.deviceName);
+    j["cold_l2"] = rec.coldL2;
+    j["median_ms"] = finiteOrNull(m.medianMs);
+    j["p20_ms"] = finiteOrNull(m.p20Ms);
+    j["p80_ms"] = finiteOrNull(m.p80Ms);
+    j["min_ms"] = finiteOrNull(m.minMs);
+    j["max_ms"] = finiteOrNull(m.maxMs);
+    j["mean_ms"] = finiteOrNull(m.meanMs);
+    j["rel_stdev"] = finiteOrNull(m.relStdev);
+    j["ci_low_ms"] = finiteOrNull(m.ciLowMs);
+    j["ci_high_ms"] = finiteOrNull(m.ciHighMs);
+    j["rel_noise"] = finiteOrNull(m.relNoise);
+    j["samples"] = m.sampleCount;
+    j["warmup_samples"] = m.warmupCount;
+    j["throttled_samples"] = m.throttledCount;
+    j["mean_sm_clock_mhz"] = m.meanClockMHz > 0 ? Json(m.meanClockMHz) : Json(nullptr);
+    j["reference_clock_mhz"] = m.referenceClockMHz > 0 ? Json(m.referenceClockMHz) : Json(nullptr);
+    j["converged"] = m.converged;
+    j["timed_out"] = m.timedOut;
+    j["stop_reason"] = toString(m.stopReason);
+    j["measured_ms"] = m.measuredTimeMs;
+    j["wall_ms"] = m.wallTimeMs;
+    j["bytes"] = rec.bytes;
+    j["gbps"] = finiteOrNull(rec.gbps);
+    j["copy_gbps"] = rec.copyGbps > 0 ? Json(rec.copyGbps) : Json(nullptr);
+    j["fraction_of_copy"] = rec.fractionOfCopy > 0 ? Json(rec.fractionOfCopy) : Json(nullptr);
+    Json raw = Json::array();
+    for (double x : m.samplesMs) raw.push_back(round7(x));
+    j["raw_ms"] = std::move(raw);
+    bool anyClock = false;
+    for (int c : m.smClockMHz) anyClock = anyClock || c > 0;
+    if (anyClock) {
+        j["raw_sm_clock_mhz"] = m.smClockMHz;
+        Json marks = Json::array();
+        for (std::uint8_t t : m.throttled) marks.push_back(int(t));
+        j["raw_throttled"] = std::move(marks);
+    } else {
+        j["raw_sm_clock_mhz"] = nullptr;
+        j["raw_throttled"] = nullptr;
+    }
+    return j;
+}
+
+Json errorToJson(const ResultError& error) {
+    Json j = Json::object();
+    j["type"] = "error";
+    j["kind"] = toString(error.kind);
+    j["nb"] = error.nb;
+    j["rows"] = error.rows;
+    j["config"] = error.kind == ResultRecord::Kind::L2Norm ? configToJson(error.config) : Json(nullptr);
+    j["device"] = deviceTag(error.deviceBackend, error.deviceIndex, error.deviceName);
+    j["message"] = error.message;
+    return j;
+}
+
+Json headerToJson(const ResultsHeader& header) {
+    Json j = Json::object();
+    j["type"] = "header";
+    j["format"] = kResultsFormat;
+    j["tunescope_version"] = header.tunescopeVersion;
+    j["git_sha"] = header.gitSha;
+    j["created_utc"] = header.createdUtc;
+    j["host"] = header.host;
+    Json devices = Json::array();
+    for (const DeviceInfo& d : header.devices) devices.push_back(deviceInfoToJson(d));
+    j["devices"] = std::move(devices);
+    j["plan"] = header.plan;
+    j["plan_hash"] = header.planHash;
+    return j;
+}
+
+ResultsFile loadResults(const std::filesystem::path& file) {
+    const std::string name = file.string();
+    // Results of a full sweep with raw samples are a few MB; allow far more than that before calling it a mistake.
+    const std::string text = readTextFile(file, 1ull << 30);
+    ResultsFile out;
+    out.path = file;
+    if (text.empty()) throw Error(name, "", "the results file is empty (no header line)");
+
+    std::size_t pos = 0, line = 0;
+    while (pos < text.size()) {
+        const std::size_t newline = text.find('\n', pos);
+        const bool complete = newline != std::string::npos;
+        const std::size_t end = complete ? newline : text.size();
+        const std::string_view content(text.data() + pos, end - pos);
+        ++line;
+        if (line == 1) {
+            if (!complete) throw Error(name, lineLabel(1), "the header line is incomplete (the sweep was killed while starting)");
+            out.header = headerFromJson(std::string(content), name);
+            pos = end + 1;
+            out.validBytes = pos;
+            continue;
+        }
+        if (content.find_first_not_of(" \t\r") == std::string_view::npos) {  // blank line
+            pos = end + (complete ? 1 : 0);
+            if (complete) out.validBytes = pos;
+            continue;
+        }
+        ReadJson object;
+        try {
+            object = ReadJson::parse(content);
+        } catch (const ReadJson::parse_error& e) {
+            if (!complete) {  // a kill mid-write: ignore the partial last line
+                out.truncatedTail = true;
+                break;
+            }
+            throw Error(name, lineLabel(line), std::string("not valid JSON: ") + e.what());
+        }
+        if (!complete) {  // parsed, but the newline never made it: treat as partial too, it is re-measured
+            out.truncatedTail = true;
+            break;
+        }
+        if (!object.is_object()) throw Error(name, lineLabel(line), "each line must be a JSON object");
+        const auto type = object.find("type");
+        const std::string typeName = type != object.end() && type->is_string() ? type->get<std::string>() : "";
+        if (typeName == "measurement") {
+            out.records.push_back(recordFromJson(object, name, line));
+        } else if (typeName == "error") {
+            out.errors.push_back(errorFromJson(object, name, line));
+        } else {
+            throw Error(name, lineLabel(line, "/type"), "unknown line type \"" + typeName +
+                                                              "\" (expected \"measurement\" or \"error\")");
+        }
+        pos = end + 1;
+        out.validBytes = pos;
+    }
+    return out;
+}
+
+// --- writer -----------------------------------------------------------------------------------------------------
+
+namespace {
+[[noreturn]] void ioError(const std::filesystem::path& file, const std::string& what) {
+    throw Error(file.string(), "", what + ": " + std::strerror(errno));
+}
+}  // namespace
+
+ResultsWriter::ResultsWriter(const std::filesystem::path& file, std::uint64_t validBytes) : file_(file) {
+    fd_ = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd_ < 0) ioError(file, "cannot open for appending");
+    struct stat st {};
+    if (::fstat(fd_, &st) == 0 && static_cast<std::uint64_t>(st.st_size) > validBytes) {
+        if (::ftruncate(fd_, static_cast<off_t>(validBytes)) != 0) ioError(file, "cannot cut off the partial last line");
+    }
+}
+
+ResultsWriter ResultsWriter::create(const std::filesystem::path& file, const ResultsHeader& header) {
+    ResultsWriter writer;
+    writer.file_ = file;
+    writer.fd_ = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (writer.fd_ < 0) ioError(file, "cannot create the results file");
+    writer.append(headerToJson(header));
+    return writer;
+}
+
+ResultsWriter::ResultsWriter(ResultsWriter&& other) noexcept : file_(std::move(other.file_)), fd_(other.fd_) {
+    other.fd_ = -1;
+}
+
+ResultsWriter::~ResultsWriter() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+void ResultsWriter::append(const Json& line) {
+    std::string text = line.dump(-1, ' ', false, Json::error_handler_t::replace);
+    text += '\n';
+    std::lock_guard lock(mutex_);
+    const char* data = text.data();
+    std::size_t left = text.size();
+    while (left > 0) {
+        const ssize_t written = ::write(fd_, data, left);
+        if (written < 0) {
+            if (errno == EINTR) continue;
+            ioError(file_, "cannot append a result line");
+        }
+        data += written;
+        left -= static_cast<std::size_t>(written);
+    }
+}
+
+// --- merge ------------------------------------------------------------------------------------------------------
+
+MergeReport mergeResults(const std::vector<std::filesystem::path>& inputs, const std::filesystem::path& out,
+                         const MergeOptions& options) {
+    if (inputs.empty()) throw Error("", "", "merge needs at least one results file");
+    MergeReport report;
+    std::vector<ResultsFile> files;
+    std::vector<std::string> texts;
+    for (const auto& input : inputs) {
+        files.push_back(loadResults(input));
+        texts.push_back(readTextFile(input, 1ull << 30));
+        if (files.back().truncatedTail)
+            report.warnings.push_back(input.string() + ": ignored an incomplete last line (a killed sweep)");
+    }
+    const ResultsHeader& first = files.front().header;
+    for (std::size_t i = 1; i < files.size(); ++i) {
+        const ResultsHeader& h = files[i].header;
+        if (h.planHash != first.planHash)
+            throw MergeConflict(inputs[i].string(), "line 1, /plan_hash",
+                        "was written by a different sweep plan than " + inputs[0].string() +
+                            " (plan_hash " + h.planHash.substr(0, 12) + " vs " + first.planHash.substr(0, 12) +
+                            "): only shards of one plan can be merged");
+        if (h.tunescopeVersion != first.tunescopeVersion || h.gitSha != first.gitSha)
+            report.warnings.push_back(inputs[i].string() + ": written by TuneScope " + h.tunescopeVersion + " (" +
+                                      h.gitSha + "), " + inputs[0].string() + " by " + first.tunescopeVersion +
+                                      " (" + first.gitSha + ")");
+    }
+
+    // Header: the first one, with the union of devices, no shard, and where each part came from.
+    ResultsHeader merged = first;
+    Json plan = first.plan;
+    if (plan.is_object()) plan.erase("shard");
+    merged.plan = plan;
+    merged.devices.clear();
+    std::set<std::string> seenDevices;
+    Json sources = Json::array();
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        for (const DeviceInfo& d : files[i].header.devices) {
+            const std::string id = d.backend + "/" + std::to_string(d.index) + "/" + d.name + "/" + files[i].header.host;
+            if (seenDevices.insert(id).second) merged.devices.push_back(d);
+        }
+        Json source = Json::object();
+        source["file"] = inputs[i].filename().string();
+        source["sha256"] = sha256Hex(texts[i]);
+        source["host"] = files[i].header.host;
+        source["shard"] = files[i].header.plan.is_object() && files[i].header.plan.contains("shard")
+                              ? files[i].header.plan["shard"]
+                              : Json(nullptr);
+        sources.push_back(std::move(source));
+    }
+    Json headerJson = headerToJson(merged);
+    headerJson["merged_from"] = std::move(sources);
+
+    std::string body = headerJson.dump() + "\n";
+    std::set<std::string> measured;
+    std::map<std::string, std::string> firstSeenIn;
+    // Lines are copied byte for byte: merging never re-rounds or reorders fields.
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        // Index line starts once per file instead of scanning from the top for every record.
+        std::vector<std::size_t> starts{0, 0};
+        for (std::size_t p = 0; p < texts[i].size(); ++p)
+            if (texts[i][p] == '\n') starts.push_back(p + 1);
+        const auto line = [&](std::size_t n) {
+            const std::size_t s = starts[n];
+            return texts[i].substr(s, texts[i].find('\n', s) - s);
+        };
+        for (const ResultRecord& r : files[i].records) {
+            const std::string key = recordKey(r);
+            const std::string where = inputs[i].string() + " line " + std::to_string(r.line);
+            if (measured.count(key)) {
+                if (r.kind == ResultRecord::Kind::Copy) {
+                    ++report.copyDuplicatesDropped;
+                    continue;
+                }
+                if (!options.keepFirst)
+                    throw MergeConflict(inputs[i].string(), lineLabel(r.line),
+                                "measures " + key + " again (first in " + firstSeenIn[key] +
+                                    "); use --keep-first to keep the first and drop the others");
+                ++report.duplicatesDropped;
+                report.warnings.push_back("dropped duplicate " + key + " at " + where + " (kept " + firstSeenIn[key] + ")");
+                continue;
+            }
+            measured.insert(key);
+            firstSeenIn[key] = where;
+            body += line(r.line) + "\n";
+            ++report.measurements;
+        }
+    }
+    // Errors only matter for what nobody measured.
+    std::set<std::string> erroredKeys;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        std::vector<std::size_t> starts{0, 0};
+        for (std::size_t p = 0; p < texts[i].size(); ++p)
+            if (texts[i][p] == '\n') starts.push_back(p + 1);
+        for (const ResultError& e : files[i].errors) {
+            const std::string key = recordKey(e.kind, e.nb, e.rows, e.config);
+            if (measured.count(key) || !erroredKeys.insert(key + "/" + e.message).second) continue;
+            const std::size_t s = starts[e.line];
+            body += texts[i].substr(s, texts[i].find('\n', s) - s) + "\n";
+            ++report.errorsKept;
+        }
+    }
+    writeFileAtomic(out, body);
+    return report;
+}
+
+}  // namespace tunescope

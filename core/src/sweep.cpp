@@ -1,0 +1,711 @@
+#include "tunescope/sweep.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "tunescope/hashing.hpp"
+#include "tunescope/version.hpp"
+
+namespace tunescope {
+
+// --- plan building ----------------------------------------------------------------------------------------------
+
+namespace {
+
+std::string trim(std::string_view text) {
+    const auto begin = text.find_first_not_of(" \t\r\n");
+    if (begin == std::string_view::npos) return {};
+    const auto end = text.find_last_not_of(" \t\r\n");
+    return std::string(text.substr(begin, end - begin + 1));
+}
+
+std::vector<std::string> split(std::string_view text, char separator) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t at = text.find(separator, start);
+        parts.push_back(trim(text.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start)));
+        if (at == std::string_view::npos) break;
+        start = at + 1;
+    }
+    return parts;
+}
+
+// A non-negative decimal integer that fits in int, or nullopt.
+std::optional<long long> parseNonNegative(const std::string& text, long long max = std::numeric_limits<int>::max()) {
+    if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos) return {};
+    const long long value = std::stoll(text);
+    if (value > max) return {};
+    return value;
+}
+
+constexpr std::size_t kMaxListLength = 100000;
+
+}  // namespace
+
+std::vector<int> parseIntList(const std::string& text, const std::string& what) {
+    std::set<int> values;
+    if (trim(text).empty()) throw Error("", "", what + " is empty");
+    for (const std::string& part : split(text, ',')) {
+        const std::size_t dash = part.find('-', 1);
+        const auto bad = [&](const std::string& why) {
+            return Error("", "", what + ": \"" + part + "\" " + why + " (use numbers and ranges like 1-32,40)");
+        };
+        if (dash == std::string::npos) {
+            const auto v = parseNonNegative(part);
+            if (!v) throw bad("is not a non-negative integer");
+            values.insert(static_cast<int>(*v));
+        } else {
+            const auto lo = parseNonNegative(trim(part.substr(0, dash)));
+            const auto hi = parseNonNegative(trim(part.substr(dash + 1)));
+            if (!lo || !hi) throw bad("is not a range of non-negative integers");
+            if (*lo > *hi) throw bad("is a range that runs backwards");
+            if (static_cast<std::size_t>(*hi - *lo) >= kMaxListLength) throw bad("is too long a range");
+            for (long long v = *lo; v <= *hi; ++v) values.insert(static_cast<int>(v));
+        }
+        if (values.size() > kMaxListLength) throw Error("", "", what + " has more than 100000 values");
+    }
+    return {values.begin(), values.end()};
+}
+
+ShardSpec parseShard(const std::string& text) {
+    const auto parts = split(text, '/');
+    const auto bad = [&](const std::string& why) { return Error("", "", "--shard \"" + text + "\": " + why); };
+    if (parts.size() != 2) throw bad("must be i/n, e.g. 0/2 for the first of two shards");
+    const auto index = parseNonNegative(parts[0]);
+    const auto count = parseNonNegative(parts[1]);
+    if (!index || !count) throw bad("i and n must be non-negative integers");
+    if (*count < 1) throw bad("n must be at least 1");
+    if (*index >= *count) throw bad("i must be less than n (shards are numbered 0 to n-1)");
+    return {static_cast<int>(*index), static_cast<int>(*count)};
+}
+
+std::vector<SweepShape> shapesFromNbList(const std::vector<int>& nbs, std::int64_t rowsPerNb) {
+    std::vector<SweepShape> shapes;
+    for (int nb : nbs) shapes.push_back({nb, static_cast<std::int64_t>(nb) * rowsPerNb, 0, 0});
+    return shapes;
+}
+
+std::vector<SweepShape> shapesFromBatch(const std::vector<int>& batches, const std::vector<int>& paddedTokens,
+                                        int keyHeads) {
+    std::vector<SweepShape> shapes;
+    std::set<std::int64_t> seenRows;
+    for (int b : batches) {
+        for (int l : paddedTokens) {
+            const std::int64_t rows = static_cast<std::int64_t>(b) * l * keyHeads;
+            if (!seenRows.insert(rows).second) continue;  // equal T: measured once, under the first B x L
+            const int nb = static_cast<int>((rows + kRowsPerNb - 1) / kRowsPerNb);
+            shapes.push_back({nb, rows, b, l});
+        }
+    }
+    std::sort(shapes.begin(), shapes.end(), [](const SweepShape& a, const SweepShape& b) { return a.rows < b.rows; });
+    return shapes;
+}
+
+std::vector<L2NormConfig> gridFromLists(const std::vector<int>& bt, const std::vector<int>& warps,
+                                        const std::vector<int>& stages) {
+    std::vector<L2NormConfig> grid;
+    for (int b : bt)
+        for (int w : warps)
+            for (int s : stages) grid.push_back({b, w, s, 1});
+    return grid;
+}
+
+std::vector<L2NormConfig> defaultGrid() { return gridFromLists({8, 16, 32, 64, 128}, {1, 2, 4, 8, 16}, {2, 3, 4}); }
+
+std::string describe(const L2NormConfig& config) {
+    std::string text = "BT=" + std::to_string(config.blockRows) + " num_warps=" + std::to_string(config.numWarps) +
+                       " num_stages=" + std::to_string(config.numStages);
+    if (config.numCtas != 1) text += " num_ctas=" + std::to_string(config.numCtas);
+    return text;
+}
+
+bool isLegalConfig(const L2NormConfig& config, std::string* why) {
+    const auto isPow2In = [](int v, int lo, int hi) { return v >= lo && v <= hi && (v & (v - 1)) == 0; };
+    std::string reason;
+    if (!isPow2In(config.blockRows, 8, 128)) reason = "BT must be one of 8, 16, 32, 64, 128";
+    else if (!isPow2In(config.numWarps, 1, 32)) reason = "num_warps must be one of 1, 2, 4, 8, 16, 32";
+    else if (config.numStages < 1 || config.numStages > 4) reason = "num_stages must be 1, 2, 3 or 4";
+    else if (config.numCtas != 1) reason = "num_ctas must be 1";
+    if (why) *why = reason;
+    return reason.empty();
+}
+
+namespace {
+
+int gridInt(const Json& value, const std::string& file, const std::string& path) {
+    if (!value.is_number_integer())
+        throw Error(file, path, "must be an integer, not " + jsonTypeName(value));
+    const auto v = value.get<std::int64_t>();
+    if (v < 0 || v > 1024) throw Error(file, path, "is out of range (" + std::to_string(v) + ")");
+    return static_cast<int>(v);
+}
+
+L2NormConfig gridConfigFromJson(const Json& item, const std::string& file, const std::string& path) {
+    if (!item.is_object()) throw Error(file, path, "a config must be an object, not " + jsonTypeName(item));
+    L2NormConfig config{0, 0, 3, 1};
+    bool haveBt = false, haveWarps = false;
+    for (auto it = item.begin(); it != item.end(); ++it) {
+        const std::string at = jsonPointerAppend(path, it.key());
+        const std::string& key = it.key();
+        if (key == "BT") {
+            config.blockRows = gridInt(it.value(), file, at);
+            haveBt = true;
+        } else if (key == "kwargs") {
+            if (!it.value().is_object()) throw Error(file, at, "kwargs must be an object");
+            for (auto kw = it.value().begin(); kw != it.value().end(); ++kw) {
+                if (kw.key() != "BT")
+                    throw Error(file, jsonPointerAppend(at, kw.key()), "unknown kwarg (the l2norm kernel takes only BT)");
+                config.blockRows = gridInt(kw.value(), file, jsonPointerAppend(at, "BT"));
+                haveBt = true;
+            }
+        } else if (key == "num_warps") {
+            config.numWarps = gridInt(it.value(), file, at);
+            haveWarps = true;
+        } else if (key == "num_stages") {
+            config.numStages = gridInt(it.value(), file, at);
+        } else if (key == "num_ctas") {
+            config.numCtas = gridInt(it.value(), file, at);
+        } else if (key == "maxnreg" || key == "pre_hook" || key == "ir_override") {
+            if (!it.value().is_null()) throw Error(file, at, key + " must be null (the sweep cannot apply it)");
+        } else {
+            throw Error(file, at, "unknown member \"" + key + "\" (expected BT or kwargs.BT, num_warps, num_stages)");
+        }
+    }
+    if (!haveBt) throw Error(file, path, "BT is missing");
+    if (!haveWarps) throw Error(file, path, "num_warps is missing");
+    return config;
+}
+
+std::vector<int> gridList(const Json& doc, const char* key, const std::string& file) {
+    const std::string at = jsonPointerAppend("", key);
+    if (!doc.contains(key)) throw Error(file, at, std::string(key) + " is missing");
+    const Json& list = doc[key];
+    if (!list.is_array() || list.empty()) throw Error(file, at, std::string(key) + " must be a non-empty array");
+    std::vector<int> values;
+    for (std::size_t i = 0; i < list.size(); ++i) values.push_back(gridInt(list[i], file, jsonPointerAppend(at, i)));
+    return values;
+}
+
+std::vector<L2NormConfig> gridFromCsv(const std::string& text, const std::string& file) {
+    std::vector<L2NormConfig> grid;
+    std::vector<std::string> columns;
+    std::istringstream in(text);
+    std::string rawLine;
+    int lineNumber = 0;
+    while (std::getline(in, rawLine)) {
+        ++lineNumber;
+        const std::string line = trim(rawLine);
+        if (line.empty() || line[0] == '#') continue;
+        const std::string where = "line " + std::to_string(lineNumber);
+        const auto fields = split(line, ',');
+        if (columns.empty()) {
+            columns = fields;
+            for (const std::string& c : columns)
+                if (c != "BT" && c != "num_warps" && c != "num_stages" && c != "num_ctas")
+                    throw Error(file, where, "unknown column \"" + c + "\" (expected BT, num_warps, num_stages, num_ctas)");
+            for (const char* needed : {"BT", "num_warps", "num_stages"})
+                if (std::find(columns.begin(), columns.end(), needed) == columns.end())
+                    throw Error(file, where, std::string("the header line must name a ") + needed + " column");
+            continue;
+        }
+        if (fields.size() != columns.size())
+            throw Error(file, where, "has " + std::to_string(fields.size()) + " fields, the header has " +
+                                         std::to_string(columns.size()));
+        L2NormConfig config{0, 0, 0, 1};
+        for (std::size_t i = 0; i < fields.size(); ++i) {
+            const auto v = parseNonNegative(fields[i], 1024);
+            if (!v) throw Error(file, where, columns[i] + " \"" + fields[i] + "\" is not a small non-negative integer");
+            const int value = static_cast<int>(*v);
+            if (columns[i] == "BT") config.blockRows = value;
+            else if (columns[i] == "num_warps") config.numWarps = value;
+            else if (columns[i] == "num_stages") config.numStages = value;
+            else config.numCtas = value;
+        }
+        grid.push_back(config);
+    }
+    if (columns.empty()) throw Error(file, "", "the grid file is empty (expected a header line BT,num_warps,num_stages)");
+    return grid;
+}
+
+}  // namespace
+
+std::vector<L2NormConfig> loadGridFile(const std::filesystem::path& file) {
+    const std::string name = file.string();
+    const std::string text = readTextFile(file, 16ull << 20);
+    const auto first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos) throw Error(name, "", "the grid file is empty");
+    if (text[first] != '[' && text[first] != '{') return gridFromCsv(text, name);
+
+    const Json doc = parseJson(text, name);
+    std::vector<L2NormConfig> grid;
+    if (doc.is_array()) {
+        for (std::size_t i = 0; i < doc.size(); ++i)
+            grid.push_back(gridConfigFromJson(doc[i], name, jsonPointerAppend("", i)));
+    } else {
+        for (auto it = doc.begin(); it != doc.end(); ++it)
+            if (it.key() != "BT" && it.key() != "num_warps" && it.key() != "num_stages")
+                throw Error(name, jsonPointerAppend("", it.key()),
+                            "unknown member (a grid object has the lists BT, num_warps and num_stages)");
+        grid = gridFromLists(gridList(doc, "BT", name), gridList(doc, "num_warps", name), gridList(doc, "num_stages", name));
+    }
+    if (grid.empty()) throw Error(name, "", "the grid has no configs");
+    return grid;
+}
+
+void validatePlan(const SweepPlan& plan, const std::vector<const Device*>& devices) {
+    if (plan.shapes.empty()) throw Error("", "", "the sweep has no shapes (NB list is empty)");
+    std::set<std::pair<int, std::int64_t>> seenShapes;
+    for (const SweepShape& s : plan.shapes) {
+        if (s.rows <= 0)
+            throw Error("", "", "NB " + std::to_string(s.nb) + ": T = " + std::to_string(s.rows) +
+                                    " rows; a sweep needs T >= 1 (check --nb, --batch, --padded-tokens, --rows-per-nb)");
+        if (s.nb <= 0) throw Error("", "", "NB " + std::to_string(s.nb) + " is not a bucket (NB starts at 1)");
+        if (s.rows > (std::int64_t{1} << 31))
+            throw Error("", "", "NB " + std::to_string(s.nb) + ": T = " + std::to_string(s.rows) +
+                                    " rows is more than the kernels index (2^31)");
+        if (!seenShapes.insert({s.nb, s.rows}).second)
+            throw Error("", "", "NB " + std::to_string(s.nb) + " with T = " + std::to_string(s.rows) + " is listed twice");
+    }
+    if (plan.grid.empty()) throw Error("", "", "the config grid is empty");
+    std::set<std::string> seenConfigs;
+    const auto checkConfig = [&](const L2NormConfig& c, const std::string& role) {
+        std::string why;
+        if (!isLegalConfig(c, &why)) throw Error("", "", role + " " + describe(c) + " is illegal: " + why);
+        for (const Device* d : devices) {
+            if (d && !d->supports(c, &why))
+                throw Error("", "", role + " " + describe(c) + " cannot run on " + d->info().backend + " device " +
+                                        std::to_string(d->info().index) + " (" + d->info().name + "): " + why);
+        }
+    };
+    for (const L2NormConfig& c : plan.grid) {
+        checkConfig(c, "grid config");
+        if (!seenConfigs.insert(describe(c)).second)
+            throw Error("", "", "grid config " + describe(c) + " appears twice in the grid");
+    }
+    for (const auto& [nb, c] : plan.profileConfigs) checkConfig(c, "the profile's config for NB " + std::to_string(nb) + ",");
+    const StoppingRule& r = plan.rule;
+    if (r.minSamples < 1) throw Error("", "", "--min-samples must be at least 1");
+    if (!(r.maxRelNoise >= 0) || !std::isfinite(r.maxRelNoise)) throw Error("", "", "--noise must be a number >= 0");
+    if (!(r.minTimeMs >= 0) || !std::isfinite(r.minTimeMs)) throw Error("", "", "--min-time must be >= 0");
+    if (!(r.timeoutMs > 0) || !std::isfinite(r.timeoutMs)) throw Error("", "", "--timeout must be > 0");
+    if (r.warmupSamples < 0 || !(r.warmupMinTimeMs >= 0)) throw Error("", "", "the warm-up must be >= 0");
+    if (r.maxSamples < r.minSamples) throw Error("", "", "the sample cap must be at least --min-samples");
+    if (plan.shard.count < 1 || plan.shard.index < 0 || plan.shard.index >= plan.shard.count)
+        throw Error("", "", "--shard must be i/n with 0 <= i < n");
+    if (!(plan.eps > 0) || !std::isfinite(plan.eps)) throw Error("", "", "eps must be a positive number");
+}
+
+namespace {
+
+Json ruleToJson(const StoppingRule& r) {
+    Json j = Json::object();
+    j["warmup_samples"] = r.warmupSamples;
+    j["warmup_min_time_ms"] = r.warmupMinTimeMs;
+    j["min_samples"] = r.minSamples;
+    j["min_time_ms"] = r.minTimeMs;
+    j["max_rel_noise"] = r.maxRelNoise;
+    j["timeout_ms"] = r.timeoutMs;
+    j["max_samples"] = r.maxSamples;
+    j["stop_when_stalled"] = r.stopWhenStalled;
+    j["median_confidence"] = kMedianConfidence;
+    j["throttle_fraction"] = kThrottleFraction;
+    return j;
+}
+
+Json planJson(const SweepPlan& plan, bool forHash) {
+    Json j = Json::object();
+    j["backend"] = plan.backend;
+    Json shapes = Json::array();
+    for (const SweepShape& s : plan.shapes) {
+        Json shape = Json::object();
+        shape["nb"] = s.nb;
+        shape["rows"] = s.rows;
+        shape["batch"] = s.batch > 0 ? Json(s.batch) : Json(nullptr);
+        shape["padded_tokens"] = s.paddedTokens > 0 ? Json(s.paddedTokens) : Json(nullptr);
+        shapes.push_back(std::move(shape));
+    }
+    j["shapes"] = std::move(shapes);
+    Json grid = Json::array();
+    for (const L2NormConfig& c : plan.grid) grid.push_back(configToJson(c));
+    j["grid"] = std::move(grid);
+    if (plan.profileConfigs.empty()) {
+        j["profile"] = nullptr;
+    } else {
+        Json profile = Json::object();
+        if (!forHash) {
+            profile["file"] = plan.profileFile;
+            profile["sha256"] = plan.profileSha256;
+        }
+        Json configs = Json::object();
+        for (const auto& [nb, c] : plan.profileConfigs) configs[std::to_string(nb)] = configToJson(c);
+        profile["configs"] = std::move(configs);
+        j["profile"] = std::move(profile);
+    }
+    j["cold_l2"] = plan.coldL2;
+    j["stopping_rule"] = ruleToJson(plan.rule);
+    j["eps"] = static_cast<double>(plan.eps);
+    j["seed"] = plan.seed;
+    j["measure_copy"] = plan.measureCopy;
+    if (!forHash) {
+        Json shard = Json::object();
+        shard["index"] = plan.shard.index;
+        shard["count"] = plan.shard.count;
+        j["shard"] = std::move(shard);
+    }
+    return j;
+}
+
+}  // namespace
+
+Json planToJson(const SweepPlan& plan) { return planJson(plan, false); }
+
+std::string planHash(const SweepPlan& plan) { return sha256Hex(planJson(plan, true).dump()); }
+
+std::vector<SweepItem> planItems(const SweepPlan& plan) {
+    std::vector<SweepItem> items;
+    std::size_t l2normIndex = 0;
+    for (std::size_t s = 0; s < plan.shapes.size(); ++s) {
+        const SweepShape& shape = plan.shapes[s];
+        const auto profile = plan.profileConfigs.find(shape.nb);
+        std::vector<SweepItem> shapeItems;
+        const auto add = [&](const L2NormConfig& config, bool inGrid, bool profileConfig) {
+            const bool mine = static_cast<int>(l2normIndex++ % static_cast<std::size_t>(plan.shard.count)) == plan.shard.index;
+            if (!mine) return;
+            SweepItem item;
+            item.kind = ResultRecord::Kind::L2Norm;
+            item.shapeIndex = s;
+            item.config = config;
+            item.inGrid = inGrid;
+            item.profileConfig = profileConfig;
+            item.key = recordKey(item.kind, shape.nb, shape.rows, config);
+            shapeItems.push_back(std::move(item));
+        };
+        bool profileInGrid = false;
+        for (const L2NormConfig& c : plan.grid) {
+            const bool isProfile = profile != plan.profileConfigs.end() && profile->second == c;
+            profileInGrid = profileInGrid || isProfile;
+            add(c, true, isProfile);
+        }
+        if (profile != plan.profileConfigs.end() && !profileInGrid) add(profile->second, false, true);
+        if (shapeItems.empty()) continue;
+        if (plan.measureCopy) {
+            SweepItem copy;
+            copy.kind = ResultRecord::Kind::Copy;
+            copy.shapeIndex = s;
+            copy.key = recordKey(copy.kind, shape.nb, shape.rows, {});
+            items.push_back(std::move(copy));
+        }
+        for (auto& item : shapeItems) items.push_back(std::move(item));
+    }
+    return items;
+}
+
+// --- running ----------------------------------------------------------------------------------------------------
+
+namespace {
+
+std::string utcNow() {
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return text;
+}
+
+std::string hostName() {
+    char name[256] = {};
+    if (::gethostname(name, sizeof name - 1) != 0) return "";
+    return name;
+}
+
+bool hasCompleteFirstLine(const std::filesystem::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    std::string first;
+    return static_cast<bool>(std::getline(in, first)) && !in.eof();
+}
+
+struct ShapeTask {
+    std::size_t shapeIndex = 0;
+    std::vector<SweepItem> items;
+};
+
+}  // namespace
+
+SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices, const SweepOptions& options) {
+    if (devices.empty()) throw Error("", "", "the sweep has no device to run on");
+    std::vector<const Device*> constDevices(devices.begin(), devices.end());
+    validatePlan(plan, constDevices);
+    const std::string outName = options.out.string();
+    if (outName.empty()) throw Error("", "", "the sweep needs a results file (--out)");
+    if (std::filesystem::is_directory(options.out)) throw Error(outName, "", "is a folder, not a results file");
+    const auto note = [&](const std::string& text) {
+        if (options.note) options.note(text);
+    };
+
+    const std::vector<SweepItem> items = planItems(plan);
+    SweepOutcome outcome;
+    outcome.total = items.size();
+
+    // Resume or start the results file.
+    ResultsHeader header;
+    header.format = kResultsFormat;
+    header.tunescopeVersion = versionString();
+    header.gitSha = gitSha();
+    header.createdUtc = utcNow();
+    header.host = hostName();
+    for (const Device* d : devices) header.devices.push_back(d->info());
+    header.plan = planToJson(plan);
+    header.planHash = planHash(plan);
+
+    std::set<std::string> done;
+    std::map<std::size_t, double> copyGbps;  // shape index -> copy ceiling
+    std::optional<ResultsWriter> writer;
+    std::error_code ec;
+    const bool resume = std::filesystem::exists(options.out, ec) && std::filesystem::file_size(options.out, ec) > 0 &&
+                        hasCompleteFirstLine(options.out);
+    if (resume) {
+        const ResultsFile existing = loadResults(options.out);
+        if (existing.header.planHash != header.planHash)
+            throw Error(outName, "line 1, /plan_hash",
+                        "holds results of a different sweep plan (other shapes, grid, stopping rule, mode, seed or "
+                        "profile configs); use another --out, or the same options to resume it");
+        if (existing.header.plan.is_object() && existing.header.plan.contains("shard") &&
+            existing.header.plan["shard"] != header.plan["shard"])
+            throw Error(outName, "line 1, /plan/shard", "holds a different shard of this plan; use another --out");
+        for (const ResultRecord& r : existing.records) {
+            done.insert(recordKey(r));
+            if (r.kind == ResultRecord::Kind::Copy) {
+                for (std::size_t s = 0; s < plan.shapes.size(); ++s)
+                    if (plan.shapes[s].nb == r.nb && plan.shapes[s].rows == r.rows) copyGbps[s] = r.gbps;
+            }
+        }
+        writer.emplace(options.out, existing.validBytes);
+        note("resuming " + outName + ": " + std::to_string(existing.records.size()) + " measurements already there" +
+             (existing.truncatedTail ? "; cut off an incomplete last line" : ""));
+    } else {
+        writer.emplace(ResultsWriter::create(options.out, header));
+    }
+
+    // Pending work, grouped by shape so that each device prepares each shape's buffers once.
+    std::vector<ShapeTask> tasks;
+    for (const SweepItem& item : items) {
+        if (done.count(item.key)) {
+            ++outcome.resumed;
+            continue;
+        }
+        if (tasks.empty() || tasks.back().shapeIndex != item.shapeIndex) tasks.push_back({item.shapeIndex, {}});
+        tasks.back().items.push_back(item);
+    }
+    const std::size_t pending = outcome.total - outcome.resumed;
+
+    std::mutex mutex;  // guards outcome, copyGbps, progress calls
+    std::size_t nextTask = 0;
+    std::size_t finished = 0;
+    std::atomic<bool> abort{false};
+    std::string fatal;
+    const auto start = std::chrono::steady_clock::now();
+    const auto stopNow = [&] {
+        return abort.load() || (options.stopRequested && options.stopRequested->load());
+    };
+
+    const auto worker = [&](Device* device) {
+        const DeviceInfo info = device->info();
+        const std::string deviceLabel = info.backend + ":" + std::to_string(info.index) + " (" + info.name + ")";
+        int referenceClock = -1;
+        int consecutiveErrors = 0;
+        bool warmedUp = options.deviceWarmupMs <= 0;
+
+        const auto report = [&](const SweepItem& item, const ResultRecord* record, const std::string& error) {
+            std::lock_guard lock(mutex);
+            ++finished;
+            if (record) ++outcome.measured;
+            else {
+                ++outcome.failed;
+                outcome.errors.push_back(deviceLabel + ": NB " + std::to_string(plan.shapes[item.shapeIndex].nb) +
+                                         " " + (item.kind == ResultRecord::Kind::Copy ? std::string("copy") : describe(item.config)) +
+                                         ": " + error);
+            }
+            if (!options.progress) return;
+            SweepProgress p;
+            p.done = finished;
+            p.total = pending;
+            p.resumed = outcome.resumed;
+            p.failed = outcome.failed;
+            p.elapsedS = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            p.etaS = finished > 0 ? p.elapsedS / static_cast<double>(finished) * static_cast<double>(pending - finished) : -1;
+            p.item = &item;
+            p.shape = &plan.shapes[item.shapeIndex];
+            p.record = record;
+            p.error = error;
+            p.device = &info;
+            options.progress(p);
+        };
+        const auto recordError = [&](const SweepItem& item, const std::string& message) {
+            const SweepShape& shape = plan.shapes[item.shapeIndex];
+            ResultError e;
+            e.kind = item.kind;
+            e.nb = shape.nb;
+            e.rows = shape.rows;
+            e.config = item.config;
+            e.deviceBackend = info.backend;
+            e.deviceIndex = info.index;
+            e.deviceName = info.name;
+            e.message = message;
+            writer->append(errorToJson(e));
+            report(item, nullptr, message);
+        };
+
+        try {
+            while (!stopNow()) {
+                ShapeTask* task = nullptr;
+                {
+                    std::lock_guard lock(mutex);
+                    if (nextTask < tasks.size()) task = &tasks[nextTask++];
+                }
+                if (!task) break;
+                const SweepShape& shape = plan.shapes[task->shapeIndex];
+                try {
+                    device->prepareL2Norm(shape.rows, plan.seed);
+                } catch (const std::exception& e) {
+                    const std::string message = "preparing T = " + std::to_string(shape.rows) + " rows failed: " + e.what();
+                    for (const SweepItem& item : task->items) recordError(item, message);
+                    if (++consecutiveErrors >= options.maxConsecutiveErrors) {
+                        note(deviceLabel + ": giving up after " + std::to_string(consecutiveErrors) +
+                             " failures in a row; last: " + message);
+                        return;
+                    }
+                    continue;
+                }
+                if (!warmedUp) {
+                    // Clocks and the memory system ramp up under load: run the copy for a while, keep nothing.
+                    try {
+                        auto warm = device->copyWork();
+                        const auto warmStart = std::chrono::steady_clock::now();
+                        while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - warmStart)
+                                   .count() < options.deviceWarmupMs) {
+                            warm->beforeSample(false);
+                            (void)warm->timeSampleMs();
+                        }
+                    } catch (const std::exception& e) {
+                        note(deviceLabel + ": device warm-up failed (" + e.what() + "); measuring anyway");
+                    }
+                    warmedUp = true;
+                }
+                for (const SweepItem& item : task->items) {
+                    if (stopNow()) break;
+                    try {
+                        std::unique_ptr<TimedWork> work = item.kind == ResultRecord::Kind::Copy
+                                                              ? device->copyWork()
+                                                              : device->l2normWork(item.config, plan.eps);
+                        MeasureContext context;
+                        context.referenceClockMHz = referenceClock;
+                        ResultRecord rec;
+                        rec.m = measure(*work, plan.rule, plan.coldL2, context);
+                        referenceClock = std::max(referenceClock, rec.m.referenceClockMHz);
+                        rec.kind = item.kind;
+                        rec.nb = shape.nb;
+                        rec.rows = shape.rows;
+                        rec.batch = shape.batch;
+                        rec.paddedTokens = shape.paddedTokens;
+                        rec.config = item.config;
+                        rec.inGrid = item.inGrid;
+                        rec.profileConfig = item.profileConfig;
+                        rec.deviceBackend = info.backend;
+                        rec.deviceIndex = info.index;
+                        rec.deviceName = info.name;
+                        rec.coldL2 = plan.coldL2;
+                        rec.bytes = work->bytesMoved();
+                        rec.gbps = rec.m.medianMs > 0 ? static_cast<double>(rec.bytes) / rec.m.medianMs / 1e6 : 0;
+                        {
+                            std::lock_guard lock(mutex);
+                            if (item.kind == ResultRecord::Kind::Copy) {
+                                copyGbps[task->shapeIndex] = rec.gbps;
+                            } else if (const auto c = copyGbps.find(task->shapeIndex); c != copyGbps.end() && c->second > 0) {
+                                rec.copyGbps = c->second;
+                                rec.fractionOfCopy = rec.gbps / c->second;
+                            }
+                        }
+                        writer->append(recordToJson(rec));
+                        consecutiveErrors = 0;
+                        report(item, &rec, "");
+                    } catch (const Error& e) {
+                        if (!e.file().empty() && e.file() == outName) throw;  // the results file itself failed
+                        recordError(item, e.what());
+                        ++consecutiveErrors;
+                    } catch (const std::exception& e) {
+                        recordError(item, e.what());
+                        ++consecutiveErrors;
+                    }
+                    if (consecutiveErrors >= options.maxConsecutiveErrors) {
+                        note(deviceLabel + ": giving up after " + std::to_string(consecutiveErrors) +
+                             " failures in a row (the device may be lost)");
+                        return;
+                    }
+                }
+            }
+        } catch (const std::exception& e) {
+            // Only writing the results file gets here: nothing more can be saved, so every worker stops.
+            std::lock_guard lock(mutex);
+            if (fatal.empty()) fatal = e.what();
+            abort = true;
+        }
+    };
+
+    if (devices.size() == 1) {
+        worker(devices.front());
+    } else {
+        std::vector<std::thread> threads;
+        for (Device* d : devices) threads.emplace_back(worker, d);
+        for (std::thread& t : threads) t.join();
+    }
+    if (!fatal.empty()) throw Error("", "", fatal);
+    outcome.notRun = pending - outcome.measured - outcome.failed;
+    outcome.interrupted = options.stopRequested && options.stopRequested->load() && outcome.notRun > 0;
+    return outcome;
+}
+
+// --- regret -----------------------------------------------------------------------------------------------------
+
+std::vector<RegretRow> computeRegret(const ResultsFile& results, const std::map<int, L2NormConfig>& policy,
+                                     double threshold) {
+    std::map<std::pair<int, std::int64_t>, std::vector<const ResultRecord*>> byShape;
+    for (const ResultRecord& r : results.records)
+        if (r.kind == ResultRecord::Kind::L2Norm && r.m.sampleCount > 0 && std::isfinite(r.m.medianMs))
+            byShape[{r.nb, r.rows}].push_back(&r);
+    std::vector<RegretRow> rows;
+    for (const auto& [shape, records] : byShape) {
+        const auto it = policy.find(shape.first);
+        if (it == policy.end()) continue;
+        RegretRow row;
+        row.nb = shape.first;
+        row.rows = shape.second;
+        row.policyConfig = it->second;
+        for (const ResultRecord* r : records) {
+            if (!row.best || r->m.medianMs < row.best->m.medianMs) row.best = r;
+            if (r->config == it->second && (!row.policy || r->profileConfig)) row.policy = r;
+        }
+        if (row.policy && row.best) {
+            row.regret = row.policy->m.medianMs / row.best->m.medianMs;
+            row.verdict = row.policy == row.best ? Comparison::Same : compare(row.policy->m, row.best->m, threshold);
+            row.withinNoise = row.policy == row.best || row.verdict != Comparison::Slower;
+        }
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+}  // namespace tunescope
