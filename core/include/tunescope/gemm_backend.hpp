@@ -1,0 +1,134 @@
+#pragma once
+// The boundary between the core and the cuBLASLt plugin (libtunescope_cublaslt.so), and the exploration driver.
+//
+// The plugin exports
+//   extern "C" tunescope::GemmBackend* tunescope_create_gemm_backend(int* noDevice, char* why, size_t whyBytes);
+// it returns null with a reason (and *noDevice = 1 when there is no CUDA device at all) when it cannot work. The core finds the plugin in
+// $TUNESCOPE_PLUGIN_DIR, then <exe dir>/../lib, then the compiled-in TUNESCOPE_BACKEND_DIR.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tunescope/device.hpp"
+#include "tunescope/gemm_explorer.hpp"
+
+namespace tunescope::gemm {
+
+// Launches of one algorithm over the prepared buffers. beforeSample(true) moves to the next rotating input set
+// (cold L2); timeSampleMs() brackets one cublasLtMatmul with CUDA events behind a short spin kernel that hides the
+// host's enqueue time. Both throw Error on any CUDA or cuBLASLt failure.
+class GemmWork : public TimedWork {
+public:
+    // One untimed launch, synchronised and error-checked (warm-up; loads the kernel's module).
+    virtual void launch() = 0;
+};
+
+// Output check of the last launch. The SHA-256 is computed on a host thread; `sha256` becomes ready later.
+struct PendingParity {
+    OutputParity parity;  // all but sha256
+    std::shared_future<std::string> sha256;
+};
+
+class GemmBackend {
+public:
+    virtual ~GemmBackend() = default;
+    virtual GemmEnvironment environment() const = 0;
+    // Why this spec cannot run on this device (dtype/architecture, layout, memory); empty when it can.
+    virtual std::string unsupportedReason(const GemmSpec& spec) const = 0;
+    // Allocates rotating input sets (random, never zero; together several times the L2), the output, the
+    // workspace (largest of spec.workspaceBytes) and computes the FP32 reference on the GPU. Throws Error.
+    virtual void prepare(const GemmSpec& spec, std::uint64_t dataSeed) = 0;
+    virtual int rotatingSets() const = 0;
+    virtual std::uint64_t rotatingBytes() const = 0;
+
+    virtual HeuristicSet heuristics(std::uint64_t maxWorkspaceBytes, int requestedCount) = 0;
+    virtual std::vector<int> algorithmIds(int requestedCount) = 0;
+    // Capabilities of an algorithm id (AlgoInit with this problem's types).
+    virtual AlgoCapabilities capabilities(int algorithmId) = 0;
+    // AlgoInit + ConfigSetAttribute (every field) + AlgoCheck.
+    virtual CheckResult check(const AlgoConfig& config) = 0;
+    // AlgoCheck of stored bytes (replay), and decoding them through ConfigGetAttribute.
+    virtual CheckResult checkRaw(const RawAlgo& raw) = 0;
+    virtual AlgoConfig decode(const RawAlgo& raw) = 0;
+
+    virtual std::unique_ptr<GemmWork> work(const RawAlgo& raw, std::uint64_t workspaceBytes) = 0;
+    // Compares the output of the last launch with the FP32 reference and with the baseline; `makeBaseline`
+    // stores this output as the baseline first (so it is bitwise equal to itself).
+    virtual PendingParity checkOutput(bool makeBaseline) = 0;
+};
+
+using CreateGemmBackendFn = GemmBackend* (*)(int* noDevice, char* why, std::size_t whyBytes);
+inline constexpr const char* kCreateGemmBackendSymbol = "tunescope_create_gemm_backend";
+inline constexpr const char* kGemmPluginFileName = "libtunescope_cublaslt.so";
+
+// Owns the plugin's handle and the backend it made; the backend is destroyed before the library is closed.
+class LoadedGemmBackend {
+public:
+    LoadedGemmBackend() = default;
+    LoadedGemmBackend(void* library, GemmBackend* backend) : library_(library), backend_(backend) {}
+    LoadedGemmBackend(LoadedGemmBackend&& other) noexcept;
+    LoadedGemmBackend& operator=(LoadedGemmBackend&& other) noexcept;
+    LoadedGemmBackend(const LoadedGemmBackend&) = delete;
+    LoadedGemmBackend& operator=(const LoadedGemmBackend&) = delete;
+    ~LoadedGemmBackend();
+    GemmBackend* get() const { return backend_; }
+    GemmBackend* operator->() const { return backend_; }
+    explicit operator bool() const { return backend_ != nullptr; }
+
+private:
+    void reset();
+    void* library_ = nullptr;
+    GemmBackend* backend_ = nullptr;
+};
+
+struct GemmBackendProbe {
+    LoadedGemmBackend backend;
+    std::string reason;                 // why there is none
+    bool noDevice = false;              // the plugin loaded but found no CUDA device
+    std::vector<std::string> searched;  // the paths tried
+};
+
+// Never throws. `exeDir` is the folder of the running executable (for <exe dir>/../lib).
+GemmBackendProbe loadGemmBackend(const std::string& exeDir);
+
+// ---------------------------------------------------------------------------------------------------------------
+// The exploration driver
+// ---------------------------------------------------------------------------------------------------------------
+
+struct ExploreOptions {
+    GemmSpec spec;
+    SelectionRule rule;
+    double budgetSeconds = 150.0;  // the whole exploration, setup to selection
+    std::uint64_t dataSeed = 20261202;
+    int finalists = 5;             // re-timed back to back with the baseline
+    int finalistRounds = 4;        // alternating order, one measurement per finalist per round
+    bool coldL2 = true;
+    SearchOptions search;          // clusterShapeIds/workspaceCap filled in from the device and spec
+};
+
+using ExploreProgressFn = std::function<void(const std::string&)>;
+
+// Runs the whole exploration. When nothing can be measured (unsupported spec, too little memory, no heuristic
+// answer, the baseline fails) it returns early with `failure` set and what it had; failures of single algorithms
+// are recorded in the candidates. Throws Error only for an invalid spec.
+ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& options,
+                                 const ExploreProgressFn& progress = {});
+
+struct ReplayOutcome {
+    bool versionMatches = false;
+    std::string refusal;  // set when it refused (version mismatch, AlgoCheck failed)
+    FinalMeasurement selected, baseline;
+    double gainPercent = 0.0;
+    std::string verdict;  // compare(selected, baseline)
+    std::string sha256;
+    bool sha256MatchesReport = false;
+};
+
+ReplayOutcome runReplay(GemmBackend& backend, const ReplayPlan& plan, int rounds,
+                        const ExploreProgressFn& progress = {});
+
+}  // namespace tunescope::gemm

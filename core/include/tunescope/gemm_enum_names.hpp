@@ -1,0 +1,18 @@
+#pragma once
+// Names of cuBLASLt enum values (tile "128x256", stages "64xAUTO", cluster "2x1x1", inner "MMA16816"), taken from
+// CUDA 13.0's cublasLt.h so the core needs no CUDA headers. Unknown values give an empty string.
+#include <string>
+
+namespace tunescope::gemm_enums {
+
+struct EnumName {
+    long long value;
+    const char* name;
+};
+
+std::string tileName(long long id);
+std::string stagesName(long long id);
+std::string clusterShapeName(long long id);
+std::string innerShapeName(long long id);
+
+}  // namespace tunescope::gemm_enums

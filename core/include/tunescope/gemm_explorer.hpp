@@ -1,0 +1,333 @@
+#pragma once
+// The cuBLASLt explorer's Qt-free, CUDA-free half: decoded algorithm configurations, the guided search planner,
+// the selection rule and the report (the seed report's field names and structure, extended with ours).
+// The CUDA half (libtunescope_cublaslt.so) implements GemmBackend (gemm_backend.hpp) and is driven from here.
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tunescope/gemm_spec.hpp"
+#include "tunescope/json_io.hpp"
+
+namespace tunescope::gemm {
+
+// ---------------------------------------------------------------------------------------------------------------
+// Algorithms and their configuration
+// ---------------------------------------------------------------------------------------------------------------
+
+// cublasLtMatmulAlgo_t is uint64_t data[8]; cuBLASLt promises it replays with the same library version.
+using RawAlgo = std::array<std::uint8_t, 64>;
+std::string rawAlgoToHex(const RawAlgo& raw);  // 128 lowercase hex digits
+// Throws Error(file, path, ...) unless `hex` is exactly 128 hex digits.
+RawAlgo rawAlgoFromHex(std::string_view hex, const std::string& file, const std::string& path);
+
+// cublasLtReductionScheme_t bits.
+inline constexpr std::uint32_t kReductionNone = 0, kReductionInPlace = 1, kReductionComputeType = 2,
+                               kReductionOutputType = 4;
+std::string reductionSchemeName(std::uint32_t scheme);  // "NONE", "INPLACE", "COMPUTE_TYPE", "OUTPUT_TYPE"
+// OUTPUT_TYPE keeps split-k partial sums in the output type (BF16): reduced precision (TE PR #3440).
+inline bool isReducedPrecisionReduction(std::uint32_t scheme) { return scheme == kReductionOutputType; }
+
+// The CUBLASLT_ALGO_CONFIG_* attributes, with cuBLASLt's own types.
+struct AlgoConfig {
+    int algorithmId = -1;
+    std::uint32_t tileId = 0;           // cublasLtMatmulTile_t
+    std::uint32_t stagesId = 0;         // cublasLtMatmulStages_t
+    std::int32_t splitK = 1;            // negative values come from heuristics and are kept as they are
+    std::uint32_t reductionScheme = 0;  // cublasLtReductionScheme_t
+    std::uint32_t customOption = 0;
+    std::uint32_t ctaSwizzle = 0;
+    std::uint16_t innerShape = 0;       // cublasLtMatmulInnerShape_t
+    std::uint16_t clusterShape = 0;     // cublasLtClusterShape_t, 0 = AUTO
+    auto operator<=>(const AlgoConfig&) const = default;
+    // "algo 66 tile 128x352 stages 64xAUTO splitk 1 red NONE custom 5 swizzle 0 inner 0 cluster 2x1x1"
+    std::string describe() const;
+};
+
+// The CUBLASLT_ALGO_CAP_* of one algorithm. No capability lists inner or cluster shapes (CUDA 13.0 header).
+struct AlgoCapabilities {
+    bool read = false;  // false: the capability query failed (see `error`)
+    std::string error;
+    int splitKSupport = 0;
+    std::uint32_t reductionSchemeMask = 0;
+    std::uint32_t ctaSwizzleSupport = 0;
+    int customOptionMax = 0;
+    int stridedBatchSupport = 0;
+    int outOfPlaceResultSupport = 0;
+    int uploSupport = 0;
+    std::vector<std::uint32_t> tileIds;    // empty: TILE_UNDEFINED only
+    std::vector<std::uint32_t> stagesIds;  // empty: STAGES_UNDEFINED only
+    int customMemoryOrder = 0;
+    std::uint32_t pointerModeMask = 0;
+    std::uint32_t epilogueMask = 0;
+    int ldNegative = 0;
+    std::uint64_t numericalImplFlags = 0;
+    std::uint32_t minAlignmentABytes = 0, minAlignmentBBytes = 0, minAlignmentCBytes = 0, minAlignmentDBytes = 0;
+};
+
+// One cublasLtMatmulHeuristicResult_t, decoded.
+struct HeuristicAlgo {
+    AlgoConfig config;
+    RawAlgo raw{};
+    std::uint64_t requiredWorkspaceBytes = 0;
+    double waves = 0.0;
+    int state = 0;      // result.state
+    int apiStatus = 0;  // status of decoding it (ConfigGetAttribute), 0 = fine
+    AlgoCapabilities capabilities;
+};
+
+// cublasLtMatmulAlgoGetHeuristic for one workspace cap.
+struct HeuristicSet {
+    std::uint64_t maxWorkspaceBytes = 0;
+    int requestedCount = 0;
+    int returnedCount = 0;
+    int apiStatus = 0;  // the call's own status (NOT_SUPPORTED: no heuristic for this combination)
+    std::string error;
+    std::vector<HeuristicAlgo> algorithms;
+};
+
+// AlgoInit + ConfigSetAttribute + AlgoCheck of one configuration.
+struct CheckResult {
+    int apiStatus = 0;      // of the first call that failed, 0 when all passed
+    std::string failedCall; // "cublasLtMatmulAlgoInit", "ConfigSetAttribute(TILE_ID)", "cublasLtMatmulAlgoCheck"
+    std::uint64_t requiredWorkspaceBytes = 0;
+    double waves = 0.0;
+    RawAlgo raw{};
+    bool ok() const { return apiStatus == 0; }
+};
+
+// One explicit split-k check (split 1, 2, 4, ... x allowed reduction schemes) of the heuristic top's config.
+struct SplitKCheck {
+    AlgoConfig requested;
+    CheckResult result;
+    std::uint64_t workspaceCapBytes = 0;
+    AlgoCapabilities capabilities;
+    // AlgoCheck passed but the configuration needs more workspace than the cap: "needs N bytes", not invalid.
+    bool overWorkspaceCap() const { return result.ok() && result.requiredWorkspaceBytes > workspaceCapBytes; }
+    bool reducedPrecision() const { return requested.splitK > 1 && isReducedPrecisionReduction(requested.reductionScheme); }
+};
+
+// The split-k values and reduction schemes the explicit checks cover for one algorithm's capabilities.
+std::vector<AlgoConfig> explicitSplitKConfigs(const AlgoConfig& base, const AlgoCapabilities& caps,
+                                              const std::vector<int>& splits = {1, 2, 4, 8, 16, 32});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Candidates, parity, measurements
+// ---------------------------------------------------------------------------------------------------------------
+
+struct OutputParity {
+    bool checked = false;
+    std::string sha256;                   // of the logical block of D as BF16 bytes, column by column
+    bool bitwiseEqualToBaseline = false;
+    std::uint64_t differingElements = 0;  // vs the baseline's output
+    double maxAbsError = 0.0;             // max |D - ref| against the FP32 reference GEMM on the GPU
+    double maxRelError = 0.0;             // max |D - ref| / max |ref|
+    bool finite = true;                   // no NaN or Inf in D
+};
+
+struct FirstPass {
+    std::vector<double> samplesMs;
+    double medianMs = 0.0;
+    bool cutShort = false;  // stopped after the first sample: far slower than the best so far
+};
+
+// A finalist's back-to-back re-timing (measurement engine numbers).
+struct FinalMeasurement {
+    double medianMs = 0.0, p20Ms = 0.0, p80Ms = 0.0;
+    double noise = 0.0;  // relative spread the engine measured (e.g. 0.01 = 1%)
+    int samples = 0;
+    std::string verdictVsBaseline;  // FASTER / SLOWER / SAME / AMBIGUOUS, empty for the baseline itself
+};
+
+struct Candidate {
+    int index = 0;
+    AlgoConfig config;
+    RawAlgo raw{};
+    std::uint64_t requiredWorkspaceBytes = 0;
+    double waves = 0.0;
+    std::string source;  // "heuristic 64MiB #0", "cluster of #12", ...
+    std::optional<FirstPass> firstPass;
+    OutputParity parity;
+    std::optional<FinalMeasurement> final;
+    std::string error;  // the launch failed: recorded, not fatal
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Selection rule
+// ---------------------------------------------------------------------------------------------------------------
+
+struct SelectionRule {
+    bool exactParity = true;    // the seed's production rule: bitwise equal to the baseline
+    double errorBound = 1e-2;   // otherwise: max_rel_error at most this
+    double noiseThreshold = 0.02;  // leave the baseline only for a gain beyond this and beyond the measured noise
+};
+
+struct Selection {
+    int candidateIndex = -1;
+    int baselineIndex = -1;
+    double gainPercent = 0.0;  // (baseline - selected) / baseline * 100, finalist medians
+    double requiredGainPercent = 0.0;
+    bool leftBaseline = false;
+    std::string reason;
+};
+
+// Candidates that may be selected under the rule: timed, no error, parity within the rule.
+bool eligibleUnderRule(const Candidate& candidate, const SelectionRule& rule);
+
+// The fastest eligible finalist (by final median; ties keep the baseline, then the lower index) replaces the
+// baseline only when its gain exceeds max(noiseThreshold, both finalists' measured noise) and the engine's
+// verdict (when there is one) is FASTER. Otherwise the baseline stays, with the reason.
+Selection selectCandidate(const std::vector<Candidate>& candidates, int baselineIndex, const SelectionRule& rule);
+
+// ---------------------------------------------------------------------------------------------------------------
+// Guided search
+// ---------------------------------------------------------------------------------------------------------------
+
+// Ways to move from one configuration to its neighbours, tried in this order on the best configurations.
+enum class SearchMove {
+    Cluster, CustomOption, Swizzle, Stages, Tile, TileStages, TileCluster, CustomCluster, StagesCluster,
+    TileCustom, SplitK, OtherAlgorithms
+};
+std::string toString(SearchMove move);
+
+struct SearchOptions {
+    double cutoffFactor = 1.3;  // first sample slower than best * this: one sample is enough
+    int firstPassSamples = 3;
+    int beamWidth = 4;          // configurations (best first) whose neighbourhoods may be expanded
+    std::vector<std::uint16_t> clusterShapeIds;  // 0..51 where cluster launch exists, {0} elsewhere
+    std::uint64_t workspaceCapBytes = 0;
+    std::vector<int> splitKValues{2, 4, 8, 16, 32};
+    int maxCandidatesPerMove = 400;  // valid configurations timed per expansion, nearest first
+};
+
+// One algorithm the search may use, with its capabilities.
+struct SearchAlgorithm {
+    int algorithmId = -1;
+    AlgoCapabilities capabilities;
+};
+
+// Neighbours of `config` for one move (not yet checked, without `config` itself). Pure, for tests.
+std::vector<AlgoConfig> neighbours(const AlgoConfig& config, const AlgoCapabilities& caps, SearchMove move,
+                                   const SearchOptions& options);
+
+struct SearchStats {
+    std::uint64_t checks = 0;
+    std::uint64_t checksPassed = 0;
+    std::uint64_t overWorkspaceCap = 0;
+    std::uint64_t timed = 0;
+    std::uint64_t launchFailures = 0;
+    int expansions = 0;
+    double seconds = 0.0;
+    bool budgetExhausted = false;
+    bool stoppedByFailures = false;  // 64 launches in a row failed: the device is not usable any more
+    std::vector<std::string> log;  // one line per expansion: which config, which move, how many valid/timed/better
+};
+
+// The planner: heuristic answers first, then neighbourhoods of the best so far, all through `check`, timed by
+// `evaluate` (fills a candidate's firstPass/parity/error; returns false when the launch failed), while
+// `secondsLeft` > 0. Candidates are appended to `candidates` (which already holds the timed heuristic answers).
+class GuidedSearch {
+public:
+    using CheckFn = std::function<CheckResult(const AlgoConfig&)>;
+    using EvaluateFn = std::function<bool(Candidate&, double cutoffMs)>;
+    using ClockFn = std::function<double()>;  // seconds left in the search budget
+    using ProgressFn = std::function<void(const std::string&)>;
+
+    GuidedSearch(std::vector<SearchAlgorithm> algorithms, SearchOptions options);
+    // `eligible` says whether a timed candidate may become a neighbourhood centre (parity rule).
+    SearchStats run(std::vector<Candidate>& candidates, const CheckFn& check, const EvaluateFn& evaluate,
+                    const ClockFn& secondsLeft, const std::function<bool(const Candidate&)>& eligible,
+                    const ProgressFn& progress = {});
+
+private:
+    const AlgoCapabilities* capsOf(int algorithmId) const;
+    std::vector<SearchAlgorithm> algorithms_;
+    SearchOptions options_;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Environment, result and report
+// ---------------------------------------------------------------------------------------------------------------
+
+struct GemmEnvironment {
+    std::string platform;        // "Linux-6.18...-x86_64"
+    std::string device;          // "NVIDIA H200"
+    int ccMajor = 0, ccMinor = 0;
+    int multiprocessors = 0;
+    std::uint64_t l2Bytes = 0;
+    std::uint64_t memoryBytes = 0;
+    int clockMHz = 0;
+    std::string driver;          // "580.159.04" or the CUDA driver API version
+    int driverApiVersion = 0;    // cudaDriverGetVersion
+    int cudaRuntimeVersion = 0;  // cudaRuntimeGetVersion
+    int compiledCudaVersion = 0; // CUDART_VERSION the plugin was built with
+    int compiledCublasVersion = 0;  // CUBLAS_VERSION the plugin was built with
+    std::uint64_t cublasLtVersion = 0;        // cublasLtGetVersion(): the replay key
+    std::uint64_t cublasLtCudartVersion = 0;  // cublasLtGetCudartVersion()
+    bool clusterLaunch = false;
+};
+
+struct UnsupportedNote {
+    std::string feature;
+    bool supportedPublicControl = false;
+    std::string reason;
+};
+
+struct ExplorationResult {
+    GemmSpec spec;
+    GemmEnvironment environment;
+    std::uint64_t dataSeed = 0;
+    bool coldL2 = true;
+    int rotatingBufferSets = 0;
+    std::uint64_t rotatingBytes = 0;
+    SelectionRule rule;
+    double budgetSeconds = 0.0;
+    std::vector<HeuristicSet> heuristics;
+    std::vector<SplitKCheck> splitKChecks;
+    std::vector<SearchAlgorithm> algorithms;
+    std::vector<Candidate> candidates;
+    int baselineIndex = -1;
+    std::uint64_t baselineWorkspaceBytes = 0;
+    Selection selection;
+    SearchStats stats;
+    std::string finalistMethod;  // how finalists were re-timed
+    std::vector<UnsupportedNote> errorsAndUnsupported;
+    double wallSeconds = 0.0;
+    std::string failure;       // why the exploration stopped early (nothing selected); empty when it finished
+    bool unsupported = false;  // ... because this device cannot run the spec at all (NVFP4 before sm_100)
+};
+
+// Config fields under the seed's names (algorithm_id, tile_id, ...), plus our readable names.
+Json algoConfigToJson(const AlgoConfig& config, bool withNames = true);
+AlgoConfig algoConfigFromJson(const Json& value, const std::string& file, const std::string& path);
+Json capabilitiesToJson(const AlgoCapabilities& caps);
+AlgoCapabilities capabilitiesFromJson(const Json& value, const std::string& file, const std::string& path);
+Json heuristicSetToJson(const HeuristicSet& set, std::uint64_t cublasLtVersion);
+HeuristicSet heuristicSetFromJson(const Json& value, const std::string& file, const std::string& path);
+
+// The whole report: mode "gemm-explore", environment, workload.gemm, baseline_kernel_metadata, heuristics[],
+// explicit_split_k_checks[], search, candidates[], selected, errors_and_unsupported[].
+Json buildExplorerReport(const ExplorationResult& result);
+
+// What `replay` needs from a report; errors name the file and the JSON Pointer.
+struct ReplayPlan {
+    GemmSpec spec;
+    std::uint64_t dataSeed = 0;
+    std::uint64_t cublasLtVersion = 0;
+    AlgoConfig selected;
+    RawAlgo selectedRaw{};
+    std::uint64_t selectedWorkspaceBytes = 0;
+    std::string selectedSha256;
+    double selectedMedianMs = 0.0;
+    AlgoConfig baseline;
+    RawAlgo baselineRaw{};
+    std::uint64_t baselineWorkspaceBytes = 0;
+    double baselineMedianMs = 0.0;
+};
+ReplayPlan replayPlanFromReport(const Json& report, const std::string& file);
+
+}  // namespace tunescope::gemm

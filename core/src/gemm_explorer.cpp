@@ -1,0 +1,941 @@
+#include "tunescope/gemm_explorer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "tunescope/errors.hpp"
+#include "tunescope/gemm_enum_names.hpp"
+#include "tunescope/version.hpp"
+
+namespace tunescope::gemm {
+
+// ---------------------------------------------------------------------------------------------------------------
+// Small helpers
+// ---------------------------------------------------------------------------------------------------------------
+
+std::string rawAlgoToHex(const RawAlgo& raw) {
+    static const char* digits = "0123456789abcdef";
+    std::string out;
+    out.reserve(raw.size() * 2);
+    for (std::uint8_t byte : raw) {
+        out.push_back(digits[byte >> 4]);
+        out.push_back(digits[byte & 15]);
+    }
+    return out;
+}
+
+RawAlgo rawAlgoFromHex(std::string_view hex, const std::string& file, const std::string& path) {
+    RawAlgo raw{};
+    if (hex.size() != raw.size() * 2)
+        throw Error(file, path, "expected 128 hex digits (a 64-byte cublasLtMatmulAlgo_t), found " +
+                                    std::to_string(hex.size()) + " characters");
+    auto nibble = [&](char c) -> int {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        throw Error(file, path, std::string("'") + c + "' is not a hex digit");
+    };
+    for (std::size_t i = 0; i < raw.size(); ++i)
+        raw[i] = static_cast<std::uint8_t>(nibble(hex[2 * i]) * 16 + nibble(hex[2 * i + 1]));
+    return raw;
+}
+
+std::string reductionSchemeName(std::uint32_t scheme) {
+    switch (scheme) {
+        case kReductionNone: return "NONE";
+        case kReductionInPlace: return "INPLACE";
+        case kReductionComputeType: return "COMPUTE_TYPE";
+        case kReductionOutputType: return "OUTPUT_TYPE";
+        default: return "MASK_" + std::to_string(scheme);
+    }
+}
+
+namespace {
+
+std::string statusName(int status) {
+    switch (status) {
+        case 0: return "CUBLAS_STATUS_SUCCESS";
+        case 1: return "CUBLAS_STATUS_NOT_INITIALIZED";
+        case 3: return "CUBLAS_STATUS_ALLOC_FAILED";
+        case 7: return "CUBLAS_STATUS_INVALID_VALUE";
+        case 8: return "CUBLAS_STATUS_ARCH_MISMATCH";
+        case 11: return "CUBLAS_STATUS_MAPPING_ERROR";
+        case 13: return "CUBLAS_STATUS_EXECUTION_FAILED";
+        case 14: return "CUBLAS_STATUS_INTERNAL_ERROR";
+        case 15: return "CUBLAS_STATUS_NOT_SUPPORTED";
+        case 16: return "CUBLAS_STATUS_LICENSE_ERROR";
+        default: return "status " + std::to_string(status);
+    }
+}
+
+std::string nameOr(const std::string& name, long long value) {
+    return name.empty() ? std::to_string(value) : name;
+}
+
+// "128x352" -> (128, 352); (0, 0) when the tile has no size.
+std::pair<int, int> tileDims(std::uint32_t tileId) {
+    const std::string name = gemm_enums::tileName(tileId);
+    const auto x = name.find('x');
+    if (x == std::string::npos) return {0, 0};
+    try {
+        return {std::stoi(name.substr(0, x)), std::stoi(name.substr(x + 1))};
+    } catch (...) {
+        return {0, 0};
+    }
+}
+
+// Distance between tiles for "nearest first": log-area ratio plus a little for the aspect ratio.
+double tileDistance(std::uint32_t a, std::uint32_t b) {
+    const auto [ar, ac] = tileDims(a);
+    const auto [br, bc] = tileDims(b);
+    if (ar == 0 || br == 0) return (a == b) ? 0.0 : 10.0;
+    const double area = std::fabs(std::log(double(ar) * ac / (double(br) * bc)));
+    const double aspect = std::fabs(std::log(double(ar) / ac) - std::log(double(br) / bc));
+    return area + 0.25 * aspect;
+}
+
+}  // namespace
+
+std::string AlgoConfig::describe() const {
+    std::ostringstream out;
+    out << "algo " << algorithmId << " tile " << nameOr(gemm_enums::tileName(tileId), tileId) << " stages "
+        << nameOr(gemm_enums::stagesName(stagesId), stagesId) << " splitk " << splitK << " red "
+        << reductionSchemeName(reductionScheme) << " custom " << customOption << " swizzle " << ctaSwizzle
+        << " inner " << nameOr(gemm_enums::innerShapeName(innerShape), innerShape) << " cluster "
+        << nameOr(gemm_enums::clusterShapeName(clusterShape), clusterShape);
+    return out.str();
+}
+
+std::vector<AlgoConfig> explicitSplitKConfigs(const AlgoConfig& base, const AlgoCapabilities& caps,
+                                              const std::vector<int>& splits) {
+    std::vector<AlgoConfig> out;
+    for (int split : splits) {
+        if (split == 1) {
+            AlgoConfig c = base;
+            c.splitK = 1;
+            c.reductionScheme = kReductionNone;
+            out.push_back(c);
+            continue;
+        }
+        for (std::uint32_t scheme : {kReductionInPlace, kReductionComputeType, kReductionOutputType}) {
+            if ((caps.reductionSchemeMask & scheme) == 0) continue;
+            AlgoConfig c = base;
+            c.splitK = split;
+            c.reductionScheme = scheme;
+            out.push_back(c);
+        }
+    }
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Selection
+// ---------------------------------------------------------------------------------------------------------------
+
+bool eligibleUnderRule(const Candidate& candidate, const SelectionRule& rule) {
+    if (!candidate.error.empty() || !candidate.firstPass || !candidate.parity.checked || !candidate.parity.finite)
+        return false;
+    if (rule.exactParity) return candidate.parity.bitwiseEqualToBaseline;
+    return candidate.parity.bitwiseEqualToBaseline || candidate.parity.maxRelError <= rule.errorBound;
+}
+
+Selection selectCandidate(const std::vector<Candidate>& candidates, int baselineIndex, const SelectionRule& rule) {
+    Selection sel;
+    sel.baselineIndex = baselineIndex;
+    sel.candidateIndex = baselineIndex;
+    if (baselineIndex < 0 || baselineIndex >= int(candidates.size())) {
+        sel.candidateIndex = -1;
+        sel.reason = "no baseline was measured";
+        return sel;
+    }
+    const Candidate& base = candidates[std::size_t(baselineIndex)];
+    if (!base.final) {
+        sel.reason = "the baseline has no back-to-back measurement; it stays";
+        return sel;
+    }
+    int best = -1;
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        const Candidate& c = candidates[i];
+        if (int(i) == baselineIndex || !c.final || !eligibleUnderRule(c, rule)) continue;
+        if (best < 0 || c.final->medianMs < candidates[std::size_t(best)].final->medianMs) best = int(i);
+    }
+    const double noiseFloor = rule.noiseThreshold;
+    if (best < 0) {
+        sel.requiredGainPercent = 100.0 * std::max(noiseFloor, base.final->noise);
+        sel.reason = rule.exactParity ? "no re-timed candidate is bitwise equal to the baseline; the heuristic top stays"
+                                      : "no re-timed candidate is within the error bound; the heuristic top stays";
+        return sel;
+    }
+    const Candidate& fastest = candidates[std::size_t(best)];
+    const double gain = (base.final->medianMs - fastest.final->medianMs) / base.final->medianMs;
+    const double required = std::max({noiseFloor, base.final->noise, fastest.final->noise});
+    sel.gainPercent = 100.0 * gain;
+    sel.requiredGainPercent = 100.0 * required;
+    std::ostringstream why;
+    why.precision(3);
+    if (gain <= required) {
+        why << "fastest eligible candidate #" << best << " gains " << std::fixed << 100.0 * gain
+            << "%, not beyond the noise threshold of " << 100.0 * required << "%; the heuristic top stays";
+        sel.reason = why.str();
+        return sel;
+    }
+    if (!fastest.final->verdictVsBaseline.empty() && fastest.final->verdictVsBaseline != "FASTER") {
+        why << "candidate #" << best << " gains " << std::fixed << 100.0 * gain
+            << "% by median but the back-to-back comparison says " << fastest.final->verdictVsBaseline
+            << "; the heuristic top stays";
+        sel.reason = why.str();
+        return sel;
+    }
+    sel.candidateIndex = best;
+    sel.leftBaseline = true;
+    why << "candidate #" << best << " is " << std::fixed << 100.0 * gain
+        << "% faster than the heuristic top, back to back (threshold " << 100.0 * required << "%), "
+        << (rule.exactParity ? "bitwise equal output" : "within the error bound");
+    sel.reason = why.str();
+    return sel;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Guided search
+// ---------------------------------------------------------------------------------------------------------------
+
+std::string toString(SearchMove move) {
+    switch (move) {
+        case SearchMove::Cluster: return "cluster";
+        case SearchMove::CustomOption: return "custom";
+        case SearchMove::Swizzle: return "swizzle";
+        case SearchMove::Stages: return "stages";
+        case SearchMove::Tile: return "tile";
+        case SearchMove::TileStages: return "tile x stages";
+        case SearchMove::TileCluster: return "tile x cluster";
+        case SearchMove::CustomCluster: return "custom x cluster";
+        case SearchMove::StagesCluster: return "stages x cluster";
+        case SearchMove::TileCustom: return "tile x custom";
+        case SearchMove::SplitK: return "split-k";
+        case SearchMove::OtherAlgorithms: return "other algorithms";
+    }
+    return "?";
+}
+
+namespace {
+
+constexpr SearchMove kMoveOrder[] = {SearchMove::Cluster,      SearchMove::CustomOption,  SearchMove::Swizzle,
+                                     SearchMove::Stages,       SearchMove::Tile,          SearchMove::TileStages,
+                                     SearchMove::TileCluster,  SearchMove::CustomCluster, SearchMove::StagesCluster,
+                                     SearchMove::TileCustom,   SearchMove::SplitK,        SearchMove::OtherAlgorithms};
+
+std::vector<std::uint32_t> tilesOf(const AlgoCapabilities& caps) {
+    return caps.tileIds.empty() ? std::vector<std::uint32_t>{0} : caps.tileIds;
+}
+std::vector<std::uint32_t> stagesOf(const AlgoCapabilities& caps) {
+    return caps.stagesIds.empty() ? std::vector<std::uint32_t>{0} : caps.stagesIds;
+}
+std::vector<std::uint32_t> customsOf(const AlgoCapabilities& caps) {
+    std::vector<std::uint32_t> out;
+    for (int c = 0; c <= std::max(0, caps.customOptionMax); ++c) out.push_back(std::uint32_t(c));
+    return out;
+}
+
+}  // namespace
+
+std::vector<AlgoConfig> neighbours(const AlgoConfig& config, const AlgoCapabilities& caps, SearchMove move,
+                                   const SearchOptions& options) {
+    std::vector<AlgoConfig> out;
+    const auto clusters = options.clusterShapeIds.empty() ? std::vector<std::uint16_t>{0} : options.clusterShapeIds;
+    // Neighbours keep split-k 1 unless the move is about split-k: the explicit checks cover the rest.
+    AlgoConfig base = config;
+    if (move != SearchMove::SplitK && base.splitK != 1) {
+        base.splitK = 1;
+        base.reductionScheme = kReductionNone;
+    }
+    auto push = [&](const AlgoConfig& c) {
+        if (c != config) out.push_back(c);
+    };
+    std::vector<std::uint32_t> tiles = tilesOf(caps);
+    std::stable_sort(tiles.begin(), tiles.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return tileDistance(a, config.tileId) < tileDistance(b, config.tileId);
+    });
+    switch (move) {
+        case SearchMove::Cluster:
+            for (auto g : clusters) { AlgoConfig c = base; c.clusterShape = g; push(c); }
+            break;
+        case SearchMove::CustomOption:
+            for (auto o : customsOf(caps)) { AlgoConfig c = base; c.customOption = o; push(c); }
+            break;
+        case SearchMove::Swizzle:
+            for (std::uint32_t s = 0; s <= (caps.ctaSwizzleSupport ? 1u : 0u); ++s) {
+                AlgoConfig c = base; c.ctaSwizzle = s; push(c);
+            }
+            break;
+        case SearchMove::Stages:
+            for (auto s : stagesOf(caps)) { AlgoConfig c = base; c.stagesId = s; push(c); }
+            break;
+        case SearchMove::Tile:
+            for (auto t : tiles) { AlgoConfig c = base; c.tileId = t; push(c); }
+            break;
+        case SearchMove::TileStages:
+            for (auto t : tiles)
+                for (auto s : stagesOf(caps)) { AlgoConfig c = base; c.tileId = t; c.stagesId = s; push(c); }
+            break;
+        case SearchMove::TileCluster:
+            for (auto t : tiles)
+                for (auto g : clusters) { AlgoConfig c = base; c.tileId = t; c.clusterShape = g; push(c); }
+            break;
+        case SearchMove::CustomCluster:
+            for (auto o : customsOf(caps))
+                for (auto g : clusters) { AlgoConfig c = base; c.customOption = o; c.clusterShape = g; push(c); }
+            break;
+        case SearchMove::StagesCluster:
+            for (auto s : stagesOf(caps))
+                for (auto g : clusters) { AlgoConfig c = base; c.stagesId = s; c.clusterShape = g; push(c); }
+            break;
+        case SearchMove::TileCustom:
+            for (auto t : tiles)
+                for (auto o : customsOf(caps)) { AlgoConfig c = base; c.tileId = t; c.customOption = o; push(c); }
+            break;
+        case SearchMove::SplitK:
+            if (caps.splitKSupport) {
+                for (int split : options.splitKValues) {
+                    for (std::uint32_t scheme : {kReductionInPlace, kReductionComputeType, kReductionOutputType}) {
+                        if ((caps.reductionSchemeMask & scheme) == 0) continue;
+                        AlgoConfig c = base; c.splitK = split; c.reductionScheme = scheme; push(c);
+                    }
+                }
+            }
+            break;
+        case SearchMove::OtherAlgorithms:
+            break;  // needs the other algorithms' capabilities: GuidedSearch::run generates these
+    }
+    return out;
+}
+
+GuidedSearch::GuidedSearch(std::vector<SearchAlgorithm> algorithms, SearchOptions options)
+    : algorithms_(std::move(algorithms)), options_(std::move(options)) {}
+
+const AlgoCapabilities* GuidedSearch::capsOf(int algorithmId) const {
+    for (const auto& a : algorithms_)
+        if (a.algorithmId == algorithmId && a.capabilities.read) return &a.capabilities;
+    return nullptr;
+}
+
+SearchStats GuidedSearch::run(std::vector<Candidate>& candidates, const CheckFn& check, const EvaluateFn& evaluate,
+                              const ClockFn& secondsLeft, const std::function<bool(const Candidate&)>& eligible,
+                              const ProgressFn& progress) {
+    SearchStats stats;
+    std::set<AlgoConfig> seen;
+    for (const auto& c : candidates) seen.insert(c.config);
+    std::map<AlgoConfig, std::set<SearchMove>> expanded;
+    std::set<int> otherAlgorithmsTried;
+    constexpr int kMaxConsecutiveFailures = 64;
+    int consecutiveFailures = 0;
+
+    auto usable = [&](const Candidate& c) { return c.error.empty() && c.firstPass && !c.firstPass->cutShort && eligible(c); };
+    auto bestMs = [&]() {
+        double best = std::numeric_limits<double>::infinity();
+        for (const auto& c : candidates)
+            if (usable(c)) best = std::min(best, c.firstPass->medianMs);
+        return best;
+    };
+    auto say = [&](const std::string& line) {
+        stats.log.push_back(line);
+        if (progress) progress(line);
+    };
+
+    while (true) {
+        if (secondsLeft() <= 0.0) {
+            stats.budgetExhausted = true;
+            break;
+        }
+        // Centres: the best usable candidates, fastest first.
+        std::vector<int> ranked;
+        for (const auto& c : candidates)
+            if (usable(c)) ranked.push_back(c.index);
+        std::stable_sort(ranked.begin(), ranked.end(), [&](int a, int b) {
+            return candidates[std::size_t(a)].firstPass->medianMs < candidates[std::size_t(b)].firstPass->medianMs;
+        });
+        int centre = -1;
+        SearchMove move = SearchMove::Cluster;
+        const int beam = std::max(1, options_.beamWidth);
+        for (int r = 0; r < int(ranked.size()) && r < beam && centre < 0; ++r) {
+            const Candidate& c = candidates[std::size_t(ranked[std::size_t(r)])];
+            if (!capsOf(c.config.algorithmId)) continue;
+            auto& done = expanded[c.config];
+            for (SearchMove m : kMoveOrder) {
+                if (done.count(m)) continue;
+                if (m == SearchMove::OtherAlgorithms && otherAlgorithmsTried.count(c.config.algorithmId)) {
+                    done.insert(m);
+                    continue;
+                }
+                centre = c.index;
+                move = m;
+                break;
+            }
+        }
+        if (centre < 0) {
+            say("search: every neighbourhood of the best " + std::to_string(beam) + " configurations is explored");
+            break;
+        }
+        const AlgoConfig centreConfig = candidates[std::size_t(centre)].config;
+        expanded[centreConfig].insert(move);
+        ++stats.expansions;
+
+        // Generate.
+        std::vector<AlgoConfig> proposals;
+        if (move == SearchMove::OtherAlgorithms) {
+            otherAlgorithmsTried.insert(centreConfig.algorithmId);
+            for (const auto& algo : algorithms_) {
+                if (algo.algorithmId == centreConfig.algorithmId || !algo.capabilities.read) continue;
+                for (auto t : tilesOf(algo.capabilities))
+                    for (auto s : stagesOf(algo.capabilities))
+                        for (std::uint16_t g : {centreConfig.clusterShape, std::uint16_t(0)}) {
+                            AlgoConfig c;
+                            c.algorithmId = algo.algorithmId;
+                            c.tileId = t;
+                            c.stagesId = s;
+                            c.clusterShape = g;
+                            proposals.push_back(c);
+                        }
+            }
+        } else {
+            proposals = neighbours(centreConfig, *capsOf(centreConfig.algorithmId), move, options_);
+        }
+
+        // Check.
+        std::vector<std::pair<AlgoConfig, CheckResult>> valid;
+        std::uint64_t checked = 0, overCap = 0;
+        for (const auto& p : proposals) {
+            if (!seen.insert(p).second) continue;
+            if ((checked & 255u) == 255u && secondsLeft() <= 0.0) break;
+            ++checked;
+            CheckResult r = check(p);
+            ++stats.checks;
+            if (!r.ok()) continue;
+            ++stats.checksPassed;
+            if (r.requiredWorkspaceBytes > options_.workspaceCapBytes) {
+                ++overCap;
+                ++stats.overWorkspaceCap;
+                continue;
+            }
+            valid.emplace_back(p, r);
+            if (int(valid.size()) >= options_.maxCandidatesPerMove) break;
+        }
+
+        // Time.
+        const double before = bestMs();
+        int timed = 0, better = 0;
+        for (const auto& [config, result] : valid) {
+            if (secondsLeft() <= 0.0) {
+                stats.budgetExhausted = true;
+                break;
+            }
+            if (consecutiveFailures >= kMaxConsecutiveFailures) break;
+            Candidate c;
+            c.index = int(candidates.size());
+            c.config = config;
+            c.raw = result.raw;
+            c.requiredWorkspaceBytes = result.requiredWorkspaceBytes;
+            c.waves = result.waves;
+            c.source = toString(move) + " of #" + std::to_string(centre);
+            const double cutoff = std::isfinite(bestMs()) ? bestMs() * options_.cutoffFactor : 0.0;
+            const bool launched = evaluate(c, cutoff);
+            ++stats.timed;
+            ++timed;
+            if (!launched) {
+                ++stats.launchFailures;
+                ++consecutiveFailures;
+            } else {
+                consecutiveFailures = 0;
+            }
+            candidates.push_back(std::move(c));
+            const Candidate& added = candidates.back();
+            if (usable(added) && added.firstPass->medianMs < before) ++better;
+        }
+        std::ostringstream line;
+        line.precision(4);
+        line << "expand #" << centre << " (" << std::fixed
+             << (candidates[std::size_t(centre)].firstPass ? candidates[std::size_t(centre)].firstPass->medianMs : 0.0)
+             << " ms) by " << toString(move) << ": " << proposals.size() << " proposed, " << checked << " checked, "
+             << valid.size() << " valid within the workspace cap (" << overCap << " over it), " << timed
+             << " timed, " << better << " faster than the best before; best now " << bestMs() << " ms";
+        say(line.str());
+        if (stats.budgetExhausted) break;
+        if (consecutiveFailures >= kMaxConsecutiveFailures) {
+            // A device that fails every launch (e.g. after a sticky CUDA error) will not recover in this process.
+            say("search stopped: " + std::to_string(consecutiveFailures) + " launches in a row failed");
+            stats.stoppedByFailures = true;
+            break;
+        }
+    }
+    return stats;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// JSON
+// ---------------------------------------------------------------------------------------------------------------
+
+Json algoConfigToJson(const AlgoConfig& c, bool withNames) {
+    Json j;
+    j["algorithm_id"] = c.algorithmId;
+    j["tile_id"] = c.tileId;
+    j["stages_id"] = c.stagesId;
+    j["split_k"] = c.splitK;
+    j["reduction_scheme"] = c.reductionScheme;
+    j["custom_option"] = c.customOption;
+    j["cta_swizzle"] = c.ctaSwizzle;
+    j["inner_shape"] = c.innerShape;
+    j["cluster_shape"] = c.clusterShape;
+    if (withNames) {
+        j["tile"] = nameOr(gemm_enums::tileName(c.tileId), c.tileId);
+        j["stages"] = nameOr(gemm_enums::stagesName(c.stagesId), c.stagesId);
+        j["reduction"] = reductionSchemeName(c.reductionScheme);
+        j["cluster"] = nameOr(gemm_enums::clusterShapeName(c.clusterShape), c.clusterShape);
+    }
+    return j;
+}
+
+namespace {
+
+const Json& member(const Json& object, const char* key, const std::string& file, const std::string& path) {
+    if (!object.is_object()) throw Error(file, path, "expected an object, found " + jsonTypeName(object));
+    auto it = object.find(key);
+    if (it == object.end()) throw Error(file, jsonPointerAppend(path, key), std::string("missing '") + key + "'");
+    return *it;
+}
+
+template <typename T>
+T integerAt(const Json& object, const char* key, const std::string& file, const std::string& path,
+            std::optional<T> whenNull = std::nullopt) {
+    const Json& v = member(object, key, file, path);
+    const std::string p = jsonPointerAppend(path, key);
+    if (v.is_null() && whenNull) return *whenNull;
+    if (!v.is_number_integer()) throw Error(file, p, "expected an integer, found " + jsonTypeName(v));
+    const long long value = v.get<long long>();
+    if (value < static_cast<long long>(std::numeric_limits<T>::min()) ||
+        (value > 0 && static_cast<unsigned long long>(value) > static_cast<unsigned long long>(std::numeric_limits<T>::max())))
+        throw Error(file, p, std::to_string(value) + " is out of range");
+    return static_cast<T>(value);
+}
+
+double numberAt(const Json& object, const char* key, const std::string& file, const std::string& path) {
+    const Json& v = member(object, key, file, path);
+    if (!v.is_number()) throw Error(file, jsonPointerAppend(path, key), "expected a number, found " + jsonTypeName(v));
+    return v.get<double>();
+}
+
+std::string stringAt(const Json& object, const char* key, const std::string& file, const std::string& path) {
+    const Json& v = member(object, key, file, path);
+    if (!v.is_string()) throw Error(file, jsonPointerAppend(path, key), "expected a string, found " + jsonTypeName(v));
+    return v.get<std::string>();
+}
+
+std::vector<std::uint32_t> idListAt(const Json& object, const char* key, const std::string& file,
+                                    const std::string& path) {
+    std::vector<std::uint32_t> out;
+    if (!object.contains(key)) return out;
+    const Json& v = object.at(key);
+    const std::string p = jsonPointerAppend(path, key);
+    if (!v.is_array()) throw Error(file, p, "expected an array, found " + jsonTypeName(v));
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (!v[i].is_number_integer() || v[i].get<long long>() < 0)
+            throw Error(file, jsonPointerAppend(p, i), "expected a non-negative integer, found " + jsonTypeName(v[i]));
+        out.push_back(v[i].get<std::uint32_t>());
+    }
+    return out;
+}
+
+}  // namespace
+
+AlgoConfig algoConfigFromJson(const Json& value, const std::string& file, const std::string& path) {
+    AlgoConfig c;
+    c.algorithmId = integerAt<int>(value, "algorithm_id", file, path);
+    c.tileId = integerAt<std::uint32_t>(value, "tile_id", file, path);
+    c.stagesId = integerAt<std::uint32_t>(value, "stages_id", file, path);
+    c.splitK = integerAt<std::int32_t>(value, "split_k", file, path);
+    c.reductionScheme = integerAt<std::uint32_t>(value, "reduction_scheme", file, path);
+    c.customOption = integerAt<std::uint32_t>(value, "custom_option", file, path);
+    c.ctaSwizzle = integerAt<std::uint32_t>(value, "cta_swizzle", file, path);
+    // The seed (a GB10 run) wrote null for shapes its tool could not read; null means "not set" (0).
+    c.innerShape = value.contains("inner_shape")
+                       ? integerAt<std::uint16_t>(value, "inner_shape", file, path, std::uint16_t(0)) : 0;
+    c.clusterShape = value.contains("cluster_shape")
+                         ? integerAt<std::uint16_t>(value, "cluster_shape", file, path, std::uint16_t(0)) : 0;
+    return c;
+}
+
+Json capabilitiesToJson(const AlgoCapabilities& caps) {
+    Json j;
+    if (!caps.read) {
+        j["error"] = caps.error;
+        return j;
+    }
+    j["split_k_support"] = caps.splitKSupport;
+    j["reduction_scheme_mask"] = caps.reductionSchemeMask;
+    j["cta_swizzle_support"] = caps.ctaSwizzleSupport;
+    j["custom_option_max"] = caps.customOptionMax;
+    j["strided_batch_support"] = caps.stridedBatchSupport;
+    j["out_of_place_result_support"] = caps.outOfPlaceResultSupport;
+    j["tile_ids"] = caps.tileIds;
+    j["stages_ids"] = caps.stagesIds;
+    j["inner_cluster_shape_capability_note"] =
+        "This CUDA 13 cublasLt.h exposes config IDs but no public capability attributes that enumerate inner/cluster "
+        "shape IDs.";
+    j["uplo_support"] = caps.uploSupport;
+    j["custom_memory_order"] = caps.customMemoryOrder;
+    j["pointer_mode_mask"] = caps.pointerModeMask;
+    j["epilogue_mask"] = caps.epilogueMask;
+    j["ld_negative"] = caps.ldNegative;
+    j["numerical_impl_flags"] = caps.numericalImplFlags;
+    j["min_alignment_bytes"] = {{"a", caps.minAlignmentABytes}, {"b", caps.minAlignmentBBytes},
+                                {"c", caps.minAlignmentCBytes}, {"d", caps.minAlignmentDBytes}};
+    return j;
+}
+
+AlgoCapabilities capabilitiesFromJson(const Json& value, const std::string& file, const std::string& path) {
+    AlgoCapabilities caps;
+    if (!value.is_object()) throw Error(file, path, "expected an object, found " + jsonTypeName(value));
+    if (value.contains("error") && !value.contains("split_k_support")) {
+        caps.error = stringAt(value, "error", file, path);
+        return caps;
+    }
+    caps.read = true;
+    caps.splitKSupport = integerAt<int>(value, "split_k_support", file, path);
+    caps.reductionSchemeMask = integerAt<std::uint32_t>(value, "reduction_scheme_mask", file, path);
+    caps.ctaSwizzleSupport = integerAt<std::uint32_t>(value, "cta_swizzle_support", file, path);
+    caps.customOptionMax = integerAt<int>(value, "custom_option_max", file, path);
+    caps.stridedBatchSupport = integerAt<int>(value, "strided_batch_support", file, path);
+    caps.outOfPlaceResultSupport = integerAt<int>(value, "out_of_place_result_support", file, path);
+    caps.tileIds = idListAt(value, "tile_ids", file, path);
+    caps.stagesIds = idListAt(value, "stages_ids", file, path);
+    if (value.contains("uplo_support")) caps.uploSupport = integerAt<int>(value, "uplo_support", file, path);
+    if (value.contains("custom_memory_order"))
+        caps.customMemoryOrder = integerAt<int>(value, "custom_memory_order", file, path);
+    if (value.contains("pointer_mode_mask"))
+        caps.pointerModeMask = integerAt<std::uint32_t>(value, "pointer_mode_mask", file, path);
+    if (value.contains("epilogue_mask")) caps.epilogueMask = integerAt<std::uint32_t>(value, "epilogue_mask", file, path);
+    if (value.contains("ld_negative")) caps.ldNegative = integerAt<int>(value, "ld_negative", file, path);
+    if (value.contains("numerical_impl_flags"))
+        caps.numericalImplFlags = integerAt<std::uint64_t>(value, "numerical_impl_flags", file, path);
+    if (value.contains("min_alignment_bytes")) {
+        const Json& a = value.at("min_alignment_bytes");
+        const std::string ap = jsonPointerAppend(path, "min_alignment_bytes");
+        caps.minAlignmentABytes = integerAt<std::uint32_t>(a, "a", file, ap);
+        caps.minAlignmentBBytes = integerAt<std::uint32_t>(a, "b", file, ap);
+        caps.minAlignmentCBytes = integerAt<std::uint32_t>(a, "c", file, ap);
+        caps.minAlignmentDBytes = integerAt<std::uint32_t>(a, "d", file, ap);
+    }
+    return caps;
+}
+
+namespace {
+
+Json heuristicAlgoToJson(const HeuristicAlgo& a, std::uint64_t version) {
+    Json j = algoConfigToJson(a.config, false);
+    j["required_workspace_bytes"] = a.requiredWorkspaceBytes;
+    j["waves"] = a.waves;
+    j["state"] = a.state;
+    j["api_status"] = a.apiStatus;
+    j["valid"] = a.state == 0 && a.apiStatus == 0;
+    j["capabilities"] = capabilitiesToJson(a.capabilities);
+    j["tile"] = nameOr(gemm_enums::tileName(a.config.tileId), a.config.tileId);
+    j["stages"] = nameOr(gemm_enums::stagesName(a.config.stagesId), a.config.stagesId);
+    j["cluster"] = nameOr(gemm_enums::clusterShapeName(a.config.clusterShape), a.config.clusterShape);
+    j["raw_algo_hex"] = rawAlgoToHex(a.raw);
+    j["cublaslt_version"] = version;
+    return j;
+}
+
+}  // namespace
+
+Json heuristicSetToJson(const HeuristicSet& set, std::uint64_t cublasLtVersion) {
+    Json j;
+    j["max_workspace_bytes"] = set.maxWorkspaceBytes;
+    j["requested_count"] = set.requestedCount;
+    j["returned_count"] = set.returnedCount;
+    j["api_status"] = set.apiStatus;
+    if (!set.error.empty()) j["error"] = set.error;
+    Json algos = Json::array();
+    for (const auto& a : set.algorithms) algos.push_back(heuristicAlgoToJson(a, cublasLtVersion));
+    j["algorithms"] = std::move(algos);
+    return j;
+}
+
+HeuristicSet heuristicSetFromJson(const Json& value, const std::string& file, const std::string& path) {
+    HeuristicSet set;
+    set.maxWorkspaceBytes = integerAt<std::uint64_t>(value, "max_workspace_bytes", file, path);
+    set.requestedCount = integerAt<int>(value, "requested_count", file, path);
+    set.returnedCount = integerAt<int>(value, "returned_count", file, path);
+    if (value.contains("api_status")) set.apiStatus = integerAt<int>(value, "api_status", file, path);
+    if (value.contains("error") && value.at("error").is_string()) set.error = value.at("error").get<std::string>();
+    const Json& algos = member(value, "algorithms", file, path);
+    const std::string ap = jsonPointerAppend(path, "algorithms");
+    if (!algos.is_array()) throw Error(file, ap, "expected an array, found " + jsonTypeName(algos));
+    for (std::size_t i = 0; i < algos.size(); ++i) {
+        const std::string p = jsonPointerAppend(ap, i);
+        HeuristicAlgo a;
+        a.config = algoConfigFromJson(algos[i], file, p);
+        a.requiredWorkspaceBytes = integerAt<std::uint64_t>(algos[i], "required_workspace_bytes", file, p);
+        a.waves = numberAt(algos[i], "waves", file, p);
+        a.state = integerAt<int>(algos[i], "state", file, p);
+        if (algos[i].contains("api_status")) a.apiStatus = integerAt<int>(algos[i], "api_status", file, p);
+        if (algos[i].contains("capabilities"))
+            a.capabilities = capabilitiesFromJson(algos[i].at("capabilities"), file, jsonPointerAppend(p, "capabilities"));
+        if (algos[i].contains("raw_algo_hex"))
+            a.raw = rawAlgoFromHex(stringAt(algos[i], "raw_algo_hex", file, p), file,
+                                   jsonPointerAppend(p, "raw_algo_hex"));
+        set.algorithms.push_back(std::move(a));
+    }
+    if (set.returnedCount != int(set.algorithms.size()))
+        throw Error(file, jsonPointerAppend(path, "returned_count"),
+                    "returned_count " + std::to_string(set.returnedCount) + " but " +
+                        std::to_string(set.algorithms.size()) + " algorithms are listed");
+    return set;
+}
+
+namespace {
+
+Json parityToJson(const OutputParity& p) {
+    if (!p.checked) return nullptr;
+    Json j;
+    j["output_sha256"] = p.sha256;
+    j["bitwise_equal_to_baseline"] = p.bitwiseEqualToBaseline;
+    j["differing_elements"] = p.differingElements;
+    j["max_abs_error"] = p.maxAbsError;
+    j["max_rel_error"] = p.maxRelError;
+    j["finite"] = p.finite;
+    return j;
+}
+
+Json finalToJson(const FinalMeasurement& f) {
+    Json j;
+    j["median_ms"] = f.medianMs;
+    j["p20_ms"] = f.p20Ms;
+    j["p80_ms"] = f.p80Ms;
+    j["noise"] = f.noise;
+    j["samples"] = f.samples;
+    j["verdict_vs_baseline"] = f.verdictVsBaseline.empty() ? Json(nullptr) : Json(f.verdictVsBaseline);
+    return j;
+}
+
+Json candidateToJson(const Candidate& c, double flops) {
+    Json j;
+    j["index"] = c.index;
+    j["source"] = c.source;
+    const Json config = algoConfigToJson(c.config);
+    for (const auto& [key, value] : config.items()) j[key] = value;
+    j["raw_algo_hex"] = rawAlgoToHex(c.raw);
+    j["required_workspace_bytes"] = c.requiredWorkspaceBytes;
+    j["waves"] = c.waves;
+    if (c.firstPass) {
+        j["first_pass"] = {{"samples_ms", c.firstPass->samplesMs},
+                           {"median_ms", c.firstPass->medianMs},
+                           {"cut_short", c.firstPass->cutShort},
+                           {"tflops", c.firstPass->medianMs > 0 ? flops / (c.firstPass->medianMs * 1e9) : 0.0}};
+    } else {
+        j["first_pass"] = nullptr;
+    }
+    j["final"] = c.final ? finalToJson(*c.final) : Json(nullptr);
+    j["parity"] = parityToJson(c.parity);
+    j["error"] = c.error.empty() ? Json(nullptr) : Json(c.error);
+    return j;
+}
+
+std::string platformString(const GemmEnvironment& env) { return env.platform; }
+
+}  // namespace
+
+Json buildExplorerReport(const ExplorationResult& r) {
+    Json report;
+    report["mode"] = "gemm-explore";
+    report["tool"] = {{"name", "tunescope"}, {"version", versionString()}, {"git_sha", gitSha()}};
+
+    const GemmEnvironment& env = r.environment;
+    Json environment;
+    environment["platform"] = platformString(env);
+    environment["device"] = env.device;
+    environment["device_capability"] = Json::array({env.ccMajor, env.ccMinor});
+    environment["driver"] = env.driver.empty() ? Json(nullptr) : Json(env.driver);
+    environment["git_commit"] = gitSha();
+    environment["multiprocessors"] = env.multiprocessors;
+    environment["l2_bytes"] = env.l2Bytes;
+    environment["memory_bytes"] = env.memoryBytes;
+    environment["max_sm_clock_mhz"] = env.clockMHz;
+    environment["cluster_launch"] = env.clusterLaunch;
+    environment["extension"] = {
+        {"cuda_version", env.compiledCudaVersion},
+        {"cublas_version", env.compiledCublasVersion},
+        {"cuda_runtime_version", env.cudaRuntimeVersion},
+        {"cublaslt_runtime_version", env.cublasLtVersion},
+        {"cublaslt_cudart_version", env.cublasLtCudartVersion},
+        {"cuda_driver_api_version", env.driverApiVersion},
+        {"stream_k_public_control", false},
+        {"stream_k_note",
+         "CUDA 13 cuBLASLt exposes no documented MatmulAlgoConfig attribute that directly selects Stream-K. Negative "
+         "SPLITK_NUM values returned by heuristics are preserved as undocumented library sentinels, not claimed as "
+         "public Stream-K control."}};
+    report["environment"] = std::move(environment);
+
+    Json workload;
+    workload["gemm"] = gemmSpecToJson(r.spec);
+    workload["tokens"] = r.spec.logicalM();
+    workload["data"] = {{"seed", r.dataSeed},
+                        {"distribution", "uniform magnitude in [1/16, 1] with random sign: never zero"},
+                        {"cold_l2", r.coldL2},
+                        {"rotating_input_sets", r.rotatingBufferSets},
+                        {"rotating_input_bytes", r.rotatingBytes},
+                        {"reference", "FP32 GEMM on the GPU over the same (dequantised) inputs"},
+                        {"parity_region", "logical M x N block of the BF16 output, row by row of Y"}};
+    report["workload"] = std::move(workload);
+
+    Json baseline;
+    if (r.baselineIndex >= 0 && r.baselineIndex < int(r.candidates.size())) {
+        const Candidate& b = r.candidates[std::size_t(r.baselineIndex)];
+        baseline["path"] = "cuBLASLt heuristic top at the largest workspace cap";
+        baseline["workspace_bytes"] = r.baselineWorkspaceBytes;
+        baseline["config"] = algoConfigToJson(b.config);
+        baseline["raw_algo_hex"] = rawAlgoToHex(b.raw);
+        baseline["candidate_index"] = b.index;
+        baseline["output_sha256"] = b.parity.checked ? Json(b.parity.sha256) : Json(nullptr);
+    }
+    baseline["descriptors"] = {{"packed_input_output", gemmSpecToJson(r.spec)["row_major_problem"]},
+                               {"compute_and_scale", "FP32"},
+                               {"scalar_pointer_mode", "host"},
+                               {"bias", nullptr},
+                               {"beta", 0.0}};
+    report["baseline_kernel_metadata"] = std::move(baseline);
+
+    Json heuristics = Json::array();
+    for (const auto& set : r.heuristics) heuristics.push_back(heuristicSetToJson(set, env.cublasLtVersion));
+    report["heuristics"] = std::move(heuristics);
+
+    Json splits = Json::array();
+    for (const auto& s : r.splitKChecks) {
+        Json j = algoConfigToJson(s.requested, false);
+        j["required_workspace_bytes"] = s.result.requiredWorkspaceBytes;
+        j["waves"] = s.result.waves;
+        j["state"] = s.result.apiStatus;
+        j["api_status"] = s.result.apiStatus;
+        j["valid"] = s.result.ok();
+        j["capabilities"] = capabilitiesToJson(s.capabilities);
+        j["requested_config"] = algoConfigToJson(s.requested, false);
+        j["failed_call"] = s.result.failedCall.empty() ? Json(nullptr) : Json(s.result.failedCall);
+        j["status_name"] = statusName(s.result.apiStatus);
+        j["workspace_cap_bytes"] = s.workspaceCapBytes;
+        j["over_workspace_cap"] = s.overWorkspaceCap();
+        j["reduction"] = reductionSchemeName(s.requested.reductionScheme);
+        j["reduced_precision"] = s.reducedPrecision();
+        std::string note;
+        if (!s.result.ok())
+            note = "invalid: " + statusName(s.result.apiStatus) + " from " + s.result.failedCall;
+        else if (s.overWorkspaceCap())
+            note = "needs " + std::to_string(s.result.requiredWorkspaceBytes) + " bytes of workspace (cap " +
+                   std::to_string(s.workspaceCapBytes) + ")";
+        else
+            note = "valid within the workspace cap";
+        if (s.reducedPrecision()) note += "; OUTPUT_TYPE reduction keeps partial sums in BF16: reduced precision";
+        j["note"] = note;
+        j["raw_algo_hex"] = s.result.ok() ? Json(rawAlgoToHex(s.result.raw)) : Json(nullptr);
+        splits.push_back(std::move(j));
+    }
+    report["explicit_split_k_checks"] = std::move(splits);
+
+    Json search;
+    search["budget_seconds"] = r.budgetSeconds;
+    search["seconds"] = r.stats.seconds;
+    search["budget_exhausted"] = r.stats.budgetExhausted;
+    search["stopped_by_failures"] = r.stats.stoppedByFailures;
+    search["checks"] = r.stats.checks;
+    search["checks_passed"] = r.stats.checksPassed;
+    search["over_workspace_cap"] = r.stats.overWorkspaceCap;
+    search["timed"] = r.stats.timed;
+    search["launch_failures"] = r.stats.launchFailures;
+    search["expansions"] = r.stats.expansions;
+    search["order"] = "heuristic answers first; then, around the fastest configurations (beam), single moves "
+                      "(cluster, custom, swizzle, stages, tile), pairs (tile x stages, tile x cluster, custom x "
+                      "cluster, stages x cluster, tile x custom), split-k, other algorithm ids";
+    search["first_pass"] = "1 untimed launch, then up to 3 cold-L2 samples (1 when the first is 30% slower than the best)";
+    search["finalists"] = r.finalistMethod;
+    Json algos = Json::array();
+    for (const auto& a : r.algorithms)
+        algos.push_back({{"algorithm_id", a.algorithmId}, {"capabilities", capabilitiesToJson(a.capabilities)}});
+    search["algorithms"] = std::move(algos);
+    search["log"] = r.stats.log;
+    report["search"] = std::move(search);
+
+    Json candidates = Json::array();
+    for (const auto& c : r.candidates) candidates.push_back(candidateToJson(c, r.spec.flops()));
+    report["candidates"] = std::move(candidates);
+
+    Json selected;
+    const Selection& s = r.selection;
+    if (s.candidateIndex >= 0 && s.candidateIndex < int(r.candidates.size())) {
+        const Candidate& c = r.candidates[std::size_t(s.candidateIndex)];
+        selected = algoConfigToJson(c.config);
+        selected["raw_algo_hex"] = rawAlgoToHex(c.raw);
+        selected["cublaslt_version"] = env.cublasLtVersion;
+        selected["workspace_bytes"] = r.baselineWorkspaceBytes;
+        selected["required_workspace_bytes"] = c.requiredWorkspaceBytes;
+        selected["candidate_index"] = c.index;
+        selected["baseline_candidate_index"] = s.baselineIndex;
+        selected["median_ms"] = c.final ? Json(c.final->medianMs) : Json(nullptr);
+        const Candidate& b = r.candidates[std::size_t(s.baselineIndex)];
+        selected["baseline_median_ms"] = b.final ? Json(b.final->medianMs) : Json(nullptr);
+        selected["improvement_percent"] = s.gainPercent;
+        selected["required_improvement_percent"] = s.requiredGainPercent;
+        selected["left_baseline"] = s.leftBaseline;
+        selected["reason"] = s.reason;
+        selected["output_sha256"] = c.parity.checked ? Json(c.parity.sha256) : Json(nullptr);
+        selected["bitwise_equal_to_baseline"] = c.parity.bitwiseEqualToBaseline;
+    } else {
+        selected = nullptr;
+    }
+    report["selected"] = selected;
+    if (selected.is_object()) {
+        report["selected"]["rule"] = {{"exact_parity", r.rule.exactParity},
+                                      {"error_bound", r.rule.exactParity ? Json(nullptr) : Json(r.rule.errorBound)},
+                                      {"noise_threshold", r.rule.noiseThreshold}};
+    }
+
+    Json errors = Json::array();
+    for (const auto& e : r.errorsAndUnsupported)
+        errors.push_back({{"feature", e.feature}, {"supported_public_control", e.supportedPublicControl},
+                          {"reason", e.reason}});
+    report["errors_and_unsupported"] = std::move(errors);
+    report["wall_seconds"] = r.wallSeconds;
+    report["failure"] = r.failure.empty() ? Json(nullptr) : Json(r.failure);
+    return report;
+}
+
+ReplayPlan replayPlanFromReport(const Json& report, const std::string& file) {
+    ReplayPlan plan;
+    const Json& workload = member(report, "workload", file, "");
+    plan.spec = gemmSpecFromJson(member(workload, "gemm", file, "/workload"), file, "/workload/gemm");
+    const Json& data = member(workload, "data", file, "/workload");
+    plan.dataSeed = integerAt<std::uint64_t>(data, "seed", file, "/workload/data");
+    const Json& selected = member(report, "selected", file, "");
+    if (!selected.is_object())
+        throw Error(file, "/selected", "the report selected nothing (the exploration did not finish), nothing to replay");
+    plan.selected = algoConfigFromJson(selected, file, "/selected");
+    plan.selectedRaw = rawAlgoFromHex(stringAt(selected, "raw_algo_hex", file, "/selected"), file,
+                                      "/selected/raw_algo_hex");
+    plan.cublasLtVersion = integerAt<std::uint64_t>(selected, "cublaslt_version", file, "/selected");
+    plan.selectedWorkspaceBytes = integerAt<std::uint64_t>(selected, "workspace_bytes", file, "/selected");
+    if (selected.contains("output_sha256") && selected.at("output_sha256").is_string())
+        plan.selectedSha256 = selected.at("output_sha256").get<std::string>();
+    if (selected.contains("median_ms") && selected.at("median_ms").is_number())
+        plan.selectedMedianMs = selected.at("median_ms").get<double>();
+    if (selected.contains("baseline_median_ms") && selected.at("baseline_median_ms").is_number())
+        plan.baselineMedianMs = selected.at("baseline_median_ms").get<double>();
+    const Json& baseline = member(report, "baseline_kernel_metadata", file, "");
+    plan.baseline = algoConfigFromJson(member(baseline, "config", file, "/baseline_kernel_metadata"), file,
+                                       "/baseline_kernel_metadata/config");
+    plan.baselineRaw = rawAlgoFromHex(stringAt(baseline, "raw_algo_hex", file, "/baseline_kernel_metadata"), file,
+                                      "/baseline_kernel_metadata/raw_algo_hex");
+    plan.baselineWorkspaceBytes = integerAt<std::uint64_t>(baseline, "workspace_bytes", file, "/baseline_kernel_metadata");
+    return plan;
+}
+
+}  // namespace tunescope::gemm
