@@ -103,9 +103,9 @@ void registerVerify(CLI::App& app, CliContext& ctx) {
     command->add_option("PROFILE", options->profile, "Signed profile")->required();
     command->add_option("--pubkey", options->publicKey, "Public key file (NAME.pub.pem)")->required();
     command->add_option("--sig", options->signature, "Signature file (default: PROFILE.sig.json)");
-    command->footer("Prints \"good signature, key id XXXX\" and exits 0 when the signature holds; exits 1 with the "
-                    "reason when it does not (wrong key, altered signature file, profile changed since signing); "
-                    "exits 2 on usage or I/O errors (missing files, unreadable key, invalid profile JSON).");
+    command->footer("Prints \"good signature, key id XXXX\" when the signature holds, else the reason. Exit codes: "
+                    "0 good signature; 1 bad signature (wrong key, altered signature file, profile changed since "
+                    "signing); 2 usage or I/O error (missing files, unreadable key, invalid profile JSON).");
     command->callback([options, &ctx] {
         const VerifyResult result = verifyProfile(options->profile, options->publicKey, optionalPath(options->signature));
         if (result.ok) {
