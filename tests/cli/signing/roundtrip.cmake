@@ -1,0 +1,43 @@
+# cmake -DCLI=... -DPROFILE=... -DWORK=... -P roundtrip.cmake
+# Signs a copy of the seed profile, checks that verify holds (exit 0), that one changed value breaks it
+# (exit 1), that a missing signature is an I/O error (exit 2), and that hash prints the file's SHA-256.
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+file(READ "${PROFILE}" seed)
+file(WRITE "${WORK}/profile.json" "${seed}")
+
+function(run_cli expected_code out_var)
+  execute_process(COMMAND "${CLI}" ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT code EQUAL expected_code)
+    message(FATAL_ERROR "tunescope-cli ${ARGN}: exit ${code}, expected ${expected_code}\n${out}${err}")
+  endif()
+  set(${out_var} "${out}" PARENT_SCOPE)
+endfunction()
+
+run_cli(0 out hash "${WORK}/profile.json")
+file(SHA256 "${WORK}/profile.json" expected)
+if(NOT out STREQUAL "${expected}\n")
+  message(FATAL_ERROR "hash printed '${out}', expected ${expected}")
+endif()
+
+run_cli(0 out keygen --out "${WORK}/key")
+string(REGEX MATCH "key id ([0-9a-f]+)" _ "${out}")
+set(key_id "${CMAKE_MATCH_1}")
+string(LENGTH "${key_id}" key_id_length)
+if(NOT key_id_length EQUAL 16)
+  message(FATAL_ERROR "keygen printed no 16-digit key id: ${out}")
+endif()
+
+run_cli(0 out sign "${WORK}/profile.json" --key "${WORK}/key.pem")
+run_cli(0 out verify "${WORK}/profile.json" --pubkey "${WORK}/key.pub.pem")
+if(NOT out STREQUAL "good signature, key id ${key_id}\n")
+  message(FATAL_ERROR "verify printed '${out}'")
+endif()
+
+string(REPLACE "\"num_warps\": 8," "\"num_warps\": 4," changed "${seed}")
+if(changed STREQUAL seed)
+  message(FATAL_ERROR "the seed has no \"num_warps\": 8 to change")
+endif()
+file(WRITE "${WORK}/profile.json" "${changed}")
+run_cli(1 out verify "${WORK}/profile.json" --pubkey "${WORK}/key.pub.pem")
+run_cli(2 out verify "${WORK}/profile.json" --pubkey "${WORK}/key.pub.pem" --sig "${WORK}/none.sig.json")
