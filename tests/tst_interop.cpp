@@ -178,6 +178,19 @@ private slots:
         QVERIFY(toJson(loadProfile(out)) == toJson(p));
     }
 
+    void newProfileLimitsAreChecked() {
+        const auto caches = loadTritonAutotuneCaches(data("triton-cache"));
+        NewProfileOptions o;
+        o.batchSizeMax = 0;
+        QVERIFY_THROWS_EXCEPTION(Error, profileFromTritonCaches(caches, o));
+        o.batchSizeMax = INT64_MAX;
+        QVERIFY_THROWS_EXCEPTION(Error, profileFromTritonCaches(caches, o));  // overflow
+        o.batchSizeMax = 1'000'000;  // 250000 buckets: refused instead of filling them
+        QVERIFY_THROWS_EXCEPTION(Error, profileFromTritonCaches(caches, o));
+        o.batchSizeMax = 64;  // 256 buckets: fine
+        QCOMPARE(profileFromTritonCaches(caches, o).per_NB_policy.size(), std::size_t(256));
+    }
+
     // ---- FLA config cache -------------------------------------------------------------------------------------
 
     void exportWritesConfigAndManifestSideBySide() {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <system_error>
 
 #include "interop_internal.hpp"
@@ -119,6 +120,11 @@ std::vector<TritonAutotuneCache> loadTritonAutotuneCaches(const fs::path& fileOr
 namespace detail {
 
 Profile newProfileFor(const AutotuneKey& key, const NewProfileOptions& o) {
+    if (o.keyHeads < 1 || o.batchSizeMin < 1 || o.batchSizeMax < o.batchSizeMin || o.paddedTokensMax < 1)
+        throw Error("", "", "the new profile's limits must satisfy key heads >= 1, 1 <= batch min <= batch max and "
+                            "padded tokens max >= 1 (got key heads " + std::to_string(o.keyHeads) + ", batch " +
+                            std::to_string(o.batchSizeMin) + ".." + std::to_string(o.batchSizeMax) +
+                            ", padded tokens max " + std::to_string(o.paddedTokensMax) + ")");
     auto plain = [](const std::string& dtype) { return dtype.rfind("torch.", 0) == 0 ? dtype.substr(6) : dtype; };
     Supported s;
     s.head_dimension = key.headDimension;
@@ -129,8 +135,10 @@ Profile newProfileFor(const AutotuneKey& key, const NewProfileOptions& o) {
     s.batch_size_min = o.batchSizeMin;
     s.batch_size_max = o.batchSizeMax;
     s.padded_tokens_max = o.paddedTokensMax;
+    const auto nbMax = s.expectedNbMax();
+    if (!nbMax) throw Error("", "", "batch max * padded tokens max * key heads overflows 64 bits");
     s.NB_min = s.nbFor(o.batchSizeMin, 1).value_or(1);
-    s.NB_max = s.expectedNbMax().value_or(1);
+    s.NB_max = *nbMax;
     s.NB_formula = s.expectedNbFormula();
     RuntimeVersions v;
     v.torch = o.torch;
@@ -167,14 +175,29 @@ void fillPolicyGaps(Profile& profile, const std::string& origin, ImportSummary* 
     const PolicyEntry largest = *std::max_element(profile.per_NB_policy.begin(), profile.per_NB_policy.end(),
                                                   [](const PolicyEntry& a, const PolicyEntry& b) { return a.NB < b.NB; });
     const std::string basis = "prospective-fixed-" + origin + "-NB" + std::to_string(largest.NB) + "-setting";
-    std::size_t filled = 0;
     const Supported& s = profile.supported;
-    // Bounded: a from-scratch profile's range comes from the options, whose product fits in 64 bits.
-    for (std::int64_t nb = s.NB_min; nb <= s.NB_max && nb - s.NB_min < 1'000'000; ++nb) {
-        if (profile.policyFor(nb)) continue;
-        profile.setPolicy(nb, largest.config, basis);
+    // A real profile has tens of buckets; a range of millions comes from a typo in --batch-max or the like.
+    constexpr std::int64_t kMaxBuckets = 100000;
+    if (s.NB_max - s.NB_min >= kMaxBuckets)
+        throw Error(profile.fileName, "/supported/NB_max",
+                    "NB_min..NB_max = " + std::to_string(s.NB_min) + ".." + std::to_string(s.NB_max) + " is more than " +
+                        std::to_string(kMaxBuckets) + " buckets; check the batch and token limits");
+    std::set<std::int64_t> present;
+    for (const auto& e : profile.per_NB_policy) present.insert(e.NB);
+    std::vector<PolicyEntry> merged;
+    std::size_t filled = 0;
+    for (std::int64_t nb = s.NB_min; nb <= s.NB_max; ++nb) {
+        if (present.count(nb)) continue;
+        PolicyEntry entry;
+        entry.NB = nb;
+        entry.basis = basis;
+        entry.config = largest.config;
+        merged.push_back(std::move(entry));
         ++filled;
     }
+    merged.insert(merged.end(), profile.per_NB_policy.begin(), profile.per_NB_policy.end());
+    std::stable_sort(merged.begin(), merged.end(), [](const PolicyEntry& a, const PolicyEntry& b) { return a.NB < b.NB; });
+    profile.per_NB_policy = std::move(merged);
     if (filled > 0) {
         profile.unseen_NB_claim =
             "Deterministic prospective settings (the NB" + std::to_string(largest.NB) +
