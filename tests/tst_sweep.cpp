@@ -520,6 +520,61 @@ private slots:
         QCOMPARE(rows[1].best->config, (L2NormConfig{8, 1, 2, 1}));
     }
 
+    void anyFormattingOfALineReadsTheSame() {
+        // The reader has a fast path for measurement lines and a DOM path for everything else; both must agree.
+        QTemporaryDir dir;
+        const std::filesystem::path base = dir.path().toStdString();
+        ScriptedDeviceScript script;
+        script.jitter = 0.003;
+        script.smClockMHz = 1755;
+        ScriptedDevice device(0, script);
+        runSweep(smallPlan(), {&device}, quietOptions(base / "r.jsonl"));
+        const auto original = lines(readAll(base / "r.jsonl"));
+        const ResultsFile reference = loadResults(base / "r.jsonl");
+        // Same records: keys sorted and spaced out, an unknown member, and a \u escape that only the DOM path reads.
+        std::string variant = original[0] + "\n";
+        for (std::size_t i = 1; i < original.size(); ++i) {
+            nlohmann::json j = nlohmann::json::parse(original[i]);
+            j["added_by_a_later_version"] = {{"x", {1, 2.5, "y", nullptr, true}}};
+            std::string text = j.dump(1);
+            for (char& c : text)
+                if (c == '\n') c = ' ';
+            if (i % 2 == 0) {
+                const auto at = text.find("Scripted");
+                text.replace(at, 1, "\\u0053");  // "S"
+            }
+            variant += text + "\n";
+        }
+        writeAll(base / "variant.jsonl", variant);
+        const ResultsFile other = loadResults(base / "variant.jsonl");
+        QCOMPARE(other.records.size(), reference.records.size());
+        for (std::size_t i = 0; i < other.records.size(); ++i) {
+            const ResultRecord& a = reference.records[i];
+            const ResultRecord& b = other.records[i];
+            QCOMPARE(recordKey(b), recordKey(a));
+            QCOMPARE(b.deviceName, a.deviceName);
+            QCOMPARE(b.deviceIndex, a.deviceIndex);
+            QCOMPARE(b.m.samplesMs, a.m.samplesMs);
+            QCOMPARE(b.m.smClockMHz, a.m.smClockMHz);
+            QCOMPARE(b.m.throttled, a.m.throttled);
+            QCOMPARE(b.m.medianMs, a.m.medianMs);
+            QCOMPARE(b.m.p20Ms, a.m.p20Ms);
+            QCOMPARE(b.m.p80Ms, a.m.p80Ms);
+            QCOMPARE(b.m.ciLowMs, a.m.ciLowMs);
+            QCOMPARE(b.m.relNoise, a.m.relNoise);
+            QCOMPARE(b.m.meanClockMHz, a.m.meanClockMHz);
+            QCOMPARE(b.m.referenceClockMHz, a.m.referenceClockMHz);
+            QCOMPARE(b.m.converged, a.m.converged);
+            QCOMPARE(int(b.m.stopReason), int(a.m.stopReason));
+            QCOMPARE(b.bytes, a.bytes);
+            QCOMPARE(b.gbps, a.gbps);
+            QCOMPARE(b.copyGbps, a.copyGbps);
+            QCOMPARE(b.inGrid, a.inGrid);
+            QCOMPARE(b.coldL2, a.coldL2);
+            QCOMPARE(b.line, a.line);
+        }
+    }
+
     void corruptResultFilesAreNamed() {
         QTemporaryDir dir;
         const std::filesystem::path base = dir.path().toStdString();

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -232,6 +234,320 @@ ResultsHeader headerFromJson(const std::string& text, const std::string& file) {
     return h;
 }
 
+
+// --- fast path for measurement lines ------------------------------------------------------------------------------
+// A full sweep is ~2400 lines of a few hundred numbers each; building a DOM per line costs most of the load time.
+// This parser reads a measurement line straight into a ResultRecord. It accepts any valid JSON formatting (spaces,
+// member order, escapes, unknown members) but gives up (returns false) on anything unexpected; the caller then
+// takes the DOM path, which either succeeds the same way or throws the precise error with line and member.
+
+class FastLineParser {
+public:
+    explicit FastLineParser(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {}
+
+    bool parseRecord(ResultRecord& rec) {
+        Measurement& m = rec.m;
+        bool haveType = false, haveKind = false, haveNb = false, haveRows = false, haveConfig = false,
+             haveDevice = false, haveCold = false, haveRaw = false, haveSamples = false, haveMedian = false,
+             haveP20 = false, haveP80 = false, haveMin = false, haveStdev = false, haveCiLow = false,
+             haveCiHigh = false, haveNoise = false, haveConverged = false, haveStop = false, haveBytes = false,
+             haveGbps = false;
+        std::vector<int> clocks, marks;
+        bool haveClocks = false, haveMarks = false;
+        std::string key, text;
+        if (!object([&](const std::string& k) -> bool {
+                if (k == "type") return string(text) && text == "measurement" && (haveType = true);
+                if (k == "kind") {
+                    if (!string(text)) return false;
+                    if (text == "l2norm") rec.kind = ResultRecord::Kind::L2Norm;
+                    else if (text == "copy") rec.kind = ResultRecord::Kind::Copy;
+                    else return false;
+                    return haveKind = true;
+                }
+                if (k == "nb") return intValue(rec.nb) && (haveNb = true);
+                if (k == "rows") return int64Value(rec.rows) && (haveRows = true);
+                if (k == "batch") return optionalInt(rec.batch, 0);
+                if (k == "padded_tokens") return optionalInt(rec.paddedTokens, 0);
+                if (k == "config") {
+                    if (isNull()) return skipValue();
+                    bool bt = false, warps = false, stages = false;
+                    rec.config.numCtas = 1;
+                    haveConfig = object([&](const std::string& c) -> bool {
+                        if (c == "BT") return intValue(rec.config.blockRows) && (bt = true);
+                        if (c == "num_warps") return intValue(rec.config.numWarps) && (warps = true);
+                        if (c == "num_stages") return intValue(rec.config.numStages) && (stages = true);
+                        if (c == "num_ctas") return optionalInt(rec.config.numCtas, 1);
+                        return skipValue();
+                    });
+                    return haveConfig && bt && warps && stages;
+                }
+                if (k == "in_grid") return optionalBool(rec.inGrid, true);
+                if (k == "profile_config") return optionalBool(rec.profileConfig, false);
+                if (k == "device") {
+                    bool backend = false, index = false, name = false;
+                    haveDevice = object([&](const std::string& d) -> bool {
+                        if (d == "backend") return string(rec.deviceBackend) && (backend = true);
+                        if (d == "index") return intValue(rec.deviceIndex) && (index = true);
+                        if (d == "name") return string(rec.deviceName) && (name = true);
+                        return skipValue();
+                    });
+                    return haveDevice && backend && index && name;
+                }
+                if (k == "cold_l2") return boolValue(rec.coldL2) && (haveCold = true);
+                if (k == "median_ms") return numberOrInf(m.medianMs) && (haveMedian = true);
+                if (k == "p20_ms") return numberOrInf(m.p20Ms) && (haveP20 = true);
+                if (k == "p80_ms") return numberOrInf(m.p80Ms) && (haveP80 = true);
+                if (k == "min_ms") return numberOrInf(m.minMs) && (haveMin = true);
+                if (k == "max_ms") return optionalNumber(m.maxMs, m.maxMs);
+                if (k == "mean_ms") return optionalNumber(m.meanMs, m.meanMs);
+                if (k == "rel_stdev") return numberOrInf(m.relStdev) && (haveStdev = true);
+                if (k == "ci_low_ms") return numberOrInf(m.ciLowMs) && (haveCiLow = true);
+                if (k == "ci_high_ms") return numberOrInf(m.ciHighMs) && (haveCiHigh = true);
+                if (k == "rel_noise") return numberOrInf(m.relNoise) && (haveNoise = true);
+                if (k == "samples") return intValue(m.sampleCount) && (haveSamples = true);
+                if (k == "warmup_samples") return optionalInt(m.warmupCount, 0);
+                if (k == "throttled_samples") return optionalInt(m.throttledCount, 0);
+                if (k == "mean_sm_clock_mhz") return optionalNumber(m.meanClockMHz, -1);
+                if (k == "reference_clock_mhz") return optionalInt(m.referenceClockMHz, -1);
+                if (k == "converged") return boolValue(m.converged) && (haveConverged = true);
+                if (k == "timed_out") return optionalBool(m.timedOut, false);
+                if (k == "stop_reason") return string(text) && stopReasonFromString(text, &m.stopReason) && (haveStop = true);
+                if (k == "measured_ms") return optionalNumber(m.measuredTimeMs, 0);
+                if (k == "wall_ms") return optionalNumber(m.wallTimeMs, 0);
+                if (k == "bytes") {
+                    std::int64_t bytes = 0;
+                    if (!int64Value(bytes) || bytes < 0) return false;
+                    rec.bytes = static_cast<std::uint64_t>(bytes);
+                    return haveBytes = true;
+                }
+                if (k == "gbps") return numberOrInf(rec.gbps) && (haveGbps = true);
+                if (k == "copy_gbps") return optionalNumber(rec.copyGbps, -1);
+                if (k == "fraction_of_copy") return optionalNumber(rec.fractionOfCopy, -1);
+                if (k == "raw_ms") return numberArray(m.samplesMs) && (haveRaw = true);
+                if (k == "raw_sm_clock_mhz") {
+                    if (isNull()) return skipValue();
+                    return intArray(clocks) && (haveClocks = true);
+                }
+                if (k == "raw_throttled") {
+                    if (isNull()) return skipValue();
+                    return intArray(marks) && (haveMarks = true);
+                }
+                return skipValue();
+            }))
+            return false;
+        skipWs();
+        if (p_ != end_) return false;
+        if (!(haveType && haveKind && haveNb && haveRows && haveDevice && haveCold && haveRaw && haveSamples &&
+              haveMedian && haveP20 && haveP80 && haveMin && haveStdev && haveCiLow && haveCiHigh && haveNoise &&
+              haveConverged && haveStop && haveBytes && haveGbps))
+            return false;
+        if (rec.kind == ResultRecord::Kind::L2Norm && !haveConfig) return false;
+        const std::size_t n = m.samplesMs.size();
+        if (static_cast<std::size_t>(m.sampleCount) != n) return false;
+        m.smClockMHz.assign(n, -1);
+        m.throttled.assign(n, 0);
+        if (haveClocks) {
+            if (clocks.size() != n) return false;
+            m.smClockMHz = std::move(clocks);
+        }
+        if (haveMarks) {
+            if (marks.size() != n) return false;
+            for (std::size_t i = 0; i < n; ++i) m.throttled[i] = marks[i] != 0 ? 1 : 0;
+        }
+        return true;
+    }
+
+private:
+    void skipWs() {
+        while (p_ < end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\r' || *p_ == '\n')) ++p_;
+    }
+    bool consume(char c) {
+        skipWs();
+        if (p_ < end_ && *p_ == c) {
+            ++p_;
+            return true;
+        }
+        return false;
+    }
+    bool isNull() {
+        skipWs();
+        return end_ - p_ >= 4 && std::memcmp(p_, "null", 4) == 0;
+    }
+    bool literal(const char* word) {
+        skipWs();
+        const std::size_t n = std::strlen(word);
+        if (static_cast<std::size_t>(end_ - p_) < n || std::memcmp(p_, word, n) != 0) return false;
+        p_ += n;
+        return true;
+    }
+    template <typename OnMember>
+    bool object(OnMember&& onMember) {
+        if (!consume('{')) return false;
+        if (consume('}')) return true;
+        std::string key;
+        do {
+            if (!string(key) || !consume(':') || !onMember(key)) return false;
+        } while (consume(','));
+        return consume('}');
+    }
+    bool string(std::string& out) {
+        if (!consume('"')) return false;
+        out.clear();
+        while (p_ < end_) {
+            const char c = *p_++;
+            if (c == '"') return true;
+            if (static_cast<unsigned char>(c) < 0x20) return false;
+            if (c != '\\') {
+                out += c;
+                continue;
+            }
+            if (p_ >= end_) return false;
+            switch (*p_++) {
+            case '"': out += '"'; break;
+            case '\\': out += '\\'; break;
+            case '/': out += '/'; break;
+            case 'b': out += '\b'; break;
+            case 'f': out += '\f'; break;
+            case 'n': out += '\n'; break;
+            case 'r': out += '\r'; break;
+            case 't': out += '\t'; break;
+            default: return false;  // \u escapes: leave them to the DOM path
+            }
+        }
+        return false;
+    }
+    // A JSON number; `integer` tells whether it had no fraction or exponent (nlohmann's is_number_integer).
+    bool number(double& value, bool& integer, std::int64_t& asInt) {
+        skipWs();
+        const char* start = p_;
+        if (p_ < end_ && *p_ == '-') ++p_;
+        if (p_ >= end_ || !std::isdigit(static_cast<unsigned char>(*p_))) return false;
+        if (*p_ == '0' && p_ + 1 < end_ && std::isdigit(static_cast<unsigned char>(p_[1]))) return false;
+        while (p_ < end_ && std::isdigit(static_cast<unsigned char>(*p_))) ++p_;
+        integer = true;
+        if (p_ < end_ && *p_ == '.') {
+            integer = false;
+            ++p_;
+            if (p_ >= end_ || !std::isdigit(static_cast<unsigned char>(*p_))) return false;
+            while (p_ < end_ && std::isdigit(static_cast<unsigned char>(*p_))) ++p_;
+        }
+        if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
+            integer = false;
+            ++p_;
+            if (p_ < end_ && (*p_ == '+' || *p_ == '-')) ++p_;
+            if (p_ >= end_ || !std::isdigit(static_cast<unsigned char>(*p_))) return false;
+            while (p_ < end_ && std::isdigit(static_cast<unsigned char>(*p_))) ++p_;
+        }
+        if (integer) {
+            const auto r = std::from_chars(start, p_, asInt);
+            if (r.ec != std::errc() || r.ptr != p_) return false;
+            value = static_cast<double>(asInt);
+            return true;
+        }
+        const auto r = std::from_chars(start, p_, value);
+        return r.ec == std::errc() && r.ptr == p_;
+    }
+    bool int64Value(std::int64_t& out) {
+        double d = 0;
+        bool integer = false;
+        return number(d, integer, out) && integer;
+    }
+    bool intValue(int& out) {
+        std::int64_t v = 0;
+        if (!int64Value(v) || v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) return false;
+        out = static_cast<int>(v);
+        return true;
+    }
+    bool optionalInt(int& out, int fallback) {
+        if (isNull()) {
+            out = fallback;
+            return literal("null");
+        }
+        return intValue(out);
+    }
+    bool numberOrInf(double& out) {
+        if (isNull()) {
+            out = std::numeric_limits<double>::infinity();
+            return literal("null");
+        }
+        bool integer = false;
+        std::int64_t unused = 0;
+        return number(out, integer, unused);
+    }
+    bool optionalNumber(double& out, double fallback) {
+        if (isNull()) {
+            out = fallback;
+            return literal("null");
+        }
+        bool integer = false;
+        std::int64_t unused = 0;
+        return number(out, integer, unused);
+    }
+    bool boolValue(bool& out) {
+        if (literal("true")) return out = true, true;
+        if (literal("false")) return out = false, true;
+        return false;
+    }
+    bool optionalBool(bool& out, bool fallback) {
+        if (isNull()) {
+            out = fallback;
+            return literal("null");
+        }
+        return boolValue(out);
+    }
+    bool numberArray(std::vector<double>& out) {
+        if (!consume('[')) return false;
+        if (consume(']')) return true;
+        do {
+            double v = 0;
+            bool integer = false;
+            std::int64_t unused = 0;
+            if (!number(v, integer, unused)) return false;
+            out.push_back(v);
+        } while (consume(','));
+        return consume(']');
+    }
+    bool intArray(std::vector<int>& out) {
+        if (!consume('[')) return false;
+        if (consume(']')) return true;
+        do {
+            int v = 0;
+            if (!intValue(v)) return false;
+            out.push_back(v);
+        } while (consume(','));
+        return consume(']');
+    }
+    bool skipValue(int depth = 0) {
+        if (depth > 64) return false;
+        skipWs();
+        if (p_ >= end_) return false;
+        std::string scratch;
+        switch (*p_) {
+        case '"': return string(scratch);
+        case '{': return object([&](const std::string&) { return skipValue(depth + 1); });
+        case '[': {
+            ++p_;
+            if (consume(']')) return true;
+            do {
+                if (!skipValue(depth + 1)) return false;
+            } while (consume(','));
+            return consume(']');
+        }
+        case 't': return literal("true");
+        case 'f': return literal("false");
+        case 'n': return literal("null");
+        default: {
+            double d = 0;
+            bool integer = false;
+            std::int64_t i = 0;
+            return number(d, integer, i);
+        }
+        }
+    }
+
+    const char* p_;
+    const char* end_;
+};
 }  // namespace
 
 std::string toString(ResultRecord::Kind kind) { return kind == ResultRecord::Kind::Copy ? "copy" : "l2norm"; }
@@ -414,6 +730,16 @@ ResultsFile loadResults(const std::filesystem::path& file) {
             pos = end + (complete ? 1 : 0);
             if (complete) out.validBytes = pos;
             continue;
+        }
+        if (complete) {
+            ResultRecord fast;
+            if (FastLineParser(content).parseRecord(fast)) {
+                fast.line = line;
+                out.records.push_back(std::move(fast));
+                pos = end + 1;
+                out.validBytes = pos;
+                continue;
+            }
         }
         ReadJson object;
         try {
