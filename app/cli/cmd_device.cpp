@@ -236,7 +236,8 @@ void runBench(const BenchArgs& args, CliContext& ctx) {
 
     Json results = Json::array();
     std::ostringstream table;
-    table << "  NB        T | copy us  copy GB/s | best BT/w/s   best us  best GB/s  %copy | final: l2norm us  copy us  %copy\n";
+    table << "  NB        T | copy us  copy GB/s | best BT/w/s   best us  best GB/s  %copy | final: l2norm us  copy us  %copy"
+             " | SM MHz\n";
     for (int nb : nbs) {
         const std::int64_t rows = std::int64_t(nb) * 65536;
         device->prepareL2Norm(rows, 0x7a11ull + std::uint64_t(nb));
@@ -284,14 +285,15 @@ void runBench(const BenchArgs& args, CliContext& ctx) {
             finalCopy.push_back(copy->timeSampleMs());
         }
         const double finalL2NormMs = median(finalL2Norm), finalCopyMs = median(finalCopy);
+        const int smClock = bestWork->lastSmClockMHz();
         const double l2normBytes = double(bestWork->bytesMoved());
 
         char line[256];
         std::snprintf(line, sizeof line,
-                      "%4d %8lld | %7.1f %10.0f | %-11s %8.1f %10.0f %6.1f | %16.1f %8.1f %6.1f\n", nb,
+                      "%4d %8lld | %7.1f %10.0f | %-11s %8.1f %10.0f %6.1f | %16.1f %8.1f %6.1f | %6d\n", nb,
                       static_cast<long long>(rows), copyMs * 1e3, bytes / copyMs / 1e6, configText(best).c_str(),
                       bestMs * 1e3, l2normBytes / bestMs / 1e6, 100.0 * copyMs / bestMs, finalL2NormMs * 1e3,
-                      finalCopyMs * 1e3, 100.0 * finalCopyMs / finalL2NormMs);
+                      finalCopyMs * 1e3, 100.0 * finalCopyMs / finalL2NormMs, smClock);
         table << line;
         std::cerr << line;
 
@@ -303,6 +305,11 @@ void runBench(const BenchArgs& args, CliContext& ctx) {
         entry["best_us"] = bestMs * 1e3;
         entry["final_l2norm_us"] = finalL2NormMs * 1e3;
         entry["final_copy_us"] = finalCopyMs * 1e3;
+        entry["final_l2norm_samples_us"] = Json::array();
+        for (double ms : finalL2Norm) entry["final_l2norm_samples_us"].push_back(ms * 1e3);
+        entry["final_copy_samples_us"] = Json::array();
+        for (double ms : finalCopy) entry["final_copy_samples_us"].push_back(ms * 1e3);
+        entry["sm_clock_mhz"] = smClock;
         entry["l2norm_bytes"] = bestWork->bytesMoved();
         entry["copy_bytes"] = copy->bytesMoved();
         entry["configs_us"] = configTimes;  // [BT, warps, stages, median us]

@@ -15,8 +15,10 @@
 namespace tunescope::bf16 {
 
 TUNESCOPE_HOST_DEVICE inline std::uint32_t floatBits(float value) {
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#if defined(__CUDA_ARCH__)
     return __float_as_uint(value);
+#elif defined(__HIP_DEVICE_COMPILE__)
+    return __builtin_bit_cast(std::uint32_t, value);
 #else
     std::uint32_t bits;
     std::memcpy(&bits, &value, sizeof bits);
@@ -25,8 +27,10 @@ TUNESCOPE_HOST_DEVICE inline std::uint32_t floatBits(float value) {
 }
 
 TUNESCOPE_HOST_DEVICE inline float floatFromBits(std::uint32_t bits) {
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#if defined(__CUDA_ARCH__)
     return __uint_as_float(bits);
+#elif defined(__HIP_DEVICE_COMPILE__)
+    return __builtin_bit_cast(float, bits);
 #else
     float value;
     std::memcpy(&value, &bits, sizeof value);
