@@ -54,7 +54,7 @@ struct ExploreArgs {
     double errorBound = -1.0;
     double noiseThreshold = 0.02;
     std::uint64_t seed = 20261202;
-    int finalists = 5;
+    int finalists = 6;
     int rounds = 4;
     bool quiet = false;
 };

@@ -48,31 +48,42 @@ std::string fmt(double value, int digits = 3) {
 // SHA-256 futures by candidate index, resolved when the result is complete.
 using ShaFutures = std::map<int, std::shared_future<std::string>>;
 
-// First pass of one candidate: one untimed launch, then up to `samples` cold samples; parity of the output.
-bool evaluateCandidate(GemmBackend& backend, Candidate& c, std::uint64_t workspaceBytes, int samples,
-                       double cutoffMs, bool coldL2, bool makeBaseline, ShaFutures& shas) {
+// First pass of a batch of candidates, back to back on the GPU (GemmBackend::firstPass).
+void evaluateBatch(GemmBackend& backend, std::vector<Candidate>& batch, std::uint64_t workspaceBytes, int warmups,
+                   int samples, bool firstIsBaseline, ShaFutures& shas) {
+    std::vector<GemmBackend::FirstPassItem> items;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        GemmBackend::FirstPassItem item;
+        item.raw = batch[i].raw;
+        item.workspaceBytes = workspaceBytes;
+        item.warmups = warmups;
+        item.samples = samples;
+        item.makeBaseline = firstIsBaseline && i == 0;
+        items.push_back(item);
+    }
+    std::vector<GemmBackend::FirstPassResult> results;
     try {
-        auto work = backend.work(c.raw, workspaceBytes);
-        work->launch();
-        FirstPass pass;
-        for (int i = 0; i < samples; ++i) {
-            work->beforeSample(coldL2);
-            const double ms = work->timeSampleMs();
-            pass.samplesMs.push_back(ms);
-            if (i == 0 && cutoffMs > 0.0 && ms > cutoffMs) {
-                pass.cutShort = true;
-                break;
-            }
-        }
-        pass.medianMs = medianOf(pass.samplesMs);
-        c.firstPass = pass;
-        PendingParity pending = backend.checkOutput(makeBaseline);
-        c.parity = pending.parity;
-        shas[c.index] = pending.sha256;
-        return true;
+        results = backend.firstPass(items);
     } catch (const std::exception& e) {
-        c.error = e.what();
-        return false;
+        for (auto& c : batch) c.error = e.what();
+        return;
+    }
+    for (std::size_t i = 0; i < batch.size() && i < results.size(); ++i) {
+        Candidate& c = batch[i];
+        const auto& r = results[i];
+        if (!r.error.empty() || r.samplesMs.empty()) {
+            c.error = r.error.empty() ? "no samples" : r.error;
+            continue;
+        }
+        FirstPass pass;
+        pass.samplesMs = r.samplesMs;
+        pass.medianMs = medianOf(r.samplesMs);
+        pass.warmups = warmups;
+        pass.smClockMHz = r.smClockMHz;
+        c.firstPass = pass;
+        c.error.clear();
+        c.parity = r.parity.parity;
+        shas[c.index] = r.parity.sha256;
     }
 }
 
@@ -99,8 +110,8 @@ StoppingRule finalistRule(double baselineMs) {
     rule.minTimeMs = 2.0;
     rule.maxRelNoise = 0.005;
     rule.maxSamples = 200;
-    // A round of one finalist: at most ~30 samples of a large GEMM or 300 ms.
-    rule.timeoutMs = std::max(300.0, 30.0 * baselineMs);
+    // A round of one finalist: about 40 samples, between 50 and 300 ms (long enough for a sustained power state).
+    rule.timeoutMs = std::clamp(40.0 * baselineMs, 50.0, 300.0);
     return rule;
 }
 
@@ -111,6 +122,7 @@ FinalMeasurement toFinal(const Measurement& m) {
     f.p80Ms = m.p80Ms;
     f.noise = std::isfinite(m.relNoise) ? m.relNoise : 1.0;
     f.samples = m.sampleCount;
+    f.meanSmClockMHz = m.meanClockMHz;
     return f;
 }
 
@@ -234,20 +246,43 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
             " pass AlgoCheck, " + std::to_string(over) + " of them need more than the " + mib(cap) + " cap)");
     }
 
-    // First pass over the heuristic answers (always, whatever the budget).
+    // First pass over the heuristic answers (always, whatever the budget). The baseline runs first and becomes the
+    // reference output; then the GPU is brought into its sustained state and all answers are timed back to back.
     ShaFutures shas;
     const int samples = std::max(1, options.search.firstPassSamples);
-    if (!evaluateCandidate(backend, r.candidates[0], cap, samples, 0.0, r.coldL2, true, shas)) {
+    const int batchLimit = std::max(1, std::min(options.search.batchSize, backend.firstPassBatchLimit()));
+    {
+        std::vector<Candidate> first{r.candidates[0]};
+        evaluateBatch(backend, first, cap, 2, samples, true, shas);
+        r.candidates[0] = first[0];
+    }
+    if (!r.candidates[0].error.empty() || !r.candidates[0].firstPass) {
         r.baselineIndex = -1;
         return fail("baseline", "the heuristic top failed to run: " + r.candidates[0].error, false);
     }
-    say("baseline #0 " + r.candidates[0].config.describe() + ": " + fmt(r.candidates[0].firstPass->medianMs) + " ms");
-    for (std::size_t i = 1; i < r.candidates.size(); ++i) {
-        Candidate& c = r.candidates[i];
-        evaluateCandidate(backend, c, cap, samples, 0.0, r.coldL2, false, shas);
-        say("heuristic #" + std::to_string(i) + " " + c.config.describe() + ": " +
+    // About 25 ms of back-to-back work before each candidate's samples: enough for the power limiter to settle.
+    const double estimateMs = std::max(r.candidates[0].firstPass->medianMs, 1e-3);
+    const int warmups = int(std::clamp(std::ceil(25.0 / estimateMs), 2.0, 64.0));
+    try {
+        backend.keepBusy(r.candidates[0].raw, cap, int(std::clamp(500.0 / estimateMs, 1.0, 4000.0)));
+    } catch (const std::exception& e) {
+        r.errorsAndUnsupported.push_back({"pre-heating", false, e.what()});
+    }
+    for (std::size_t first = 0; first < r.candidates.size(); first += std::size_t(batchLimit)) {
+        const std::size_t last = std::min(r.candidates.size(), first + std::size_t(batchLimit));
+        std::vector<Candidate> batch(r.candidates.begin() + std::ptrdiff_t(first), r.candidates.begin() + std::ptrdiff_t(last));
+        for (auto& c : batch) c.error.clear();
+        evaluateBatch(backend, batch, cap, warmups, samples, false, shas);
+        for (auto& c : batch) r.candidates[std::size_t(c.index)] = c;
+    }
+    for (const Candidate& c : r.candidates)
+        say(std::string(c.index == 0 ? "baseline" : "heuristic") + " #" + std::to_string(c.index) + " " +
+            c.config.describe() + ": " +
             (c.error.empty() ? fmt(c.firstPass->medianMs) + " ms" + (c.parity.bitwiseEqualToBaseline ? ", bitwise equal" : ", differs")
                              : "failed: " + c.error));
+    if (!r.candidates[0].error.empty() || !r.candidates[0].firstPass) {
+        r.baselineIndex = -1;
+        return fail("baseline", "the heuristic top failed to run: " + r.candidates[0].error, false);
     }
     const double baselineMs = r.candidates[0].firstPass->medianMs;
 
@@ -263,8 +298,9 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
     const int finalists = std::max(1, options.finalists);
     const int rounds = std::max(2, options.finalistRounds);
     const StoppingRule rule = finalistRule(baselineMs);
-    // Worst case of the finalists' re-timing: every measurement runs into its timeout.
-    const double finalistReserve = 2.0 + (finalists + 1) * rounds * (rule.timeoutMs + 2.0 * baselineMs) / 1000.0;
+    // Worst case of the finalists' re-timing (every measurement runs into its timeout), at most a third of the budget.
+    const double finalistReserve = std::min(options.budgetSeconds / 3.0,
+                                            2.0 + (finalists + 1) * rounds * (rule.timeoutMs + 2.0 * baselineMs) / 1000.0);
     const auto searchStart = Clock::now();
     SearchOptions searchOptions = options.search;
     searchOptions.workspaceCapBytes = cap;
@@ -274,15 +310,34 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
         else
             searchOptions.clusterShapeIds = {0};
     }
+    searchOptions.batchSize = batchLimit;
     GuidedSearch search(r.algorithms, searchOptions);
     auto secondsLeft = [&]() { return options.budgetSeconds - secondsSince(start) - finalistReserve; };
     auto eligible = [&](const Candidate& c) { return eligibleUnderRule(c, r.rule); };
+    double checkSeconds = 0.0;
+    std::uint64_t checkCount = 0;
+    auto check = [&](const AlgoConfig& config) {
+        const auto t0 = Clock::now();
+        CheckResult result = backend.check(config);
+        checkSeconds += secondsSince(t0);
+        ++checkCount;
+        return result;
+    };
+    // While the host checks configurations, the GPU keeps running the baseline, so the next batch starts in the
+    // same power state as the last one ended.
+    auto beforeChecks = [&](std::size_t proposals) {
+        const double perCheckMs = checkCount ? 1000.0 * checkSeconds / double(checkCount) : 0.01;
+        const double ms = std::clamp(double(proposals) * perCheckMs, 2.0 * baselineMs, 2000.0);
+        try {
+            backend.keepBusy(r.candidates[0].raw, cap, int(std::clamp(std::ceil(ms / baselineMs), 1.0, 4000.0)));
+        } catch (const std::exception&) {
+            // The next batch reports the device's state; keeping busy is only a courtesy.
+        }
+    };
     r.stats = search.run(
-        r.candidates, [&](const AlgoConfig& config) { return backend.check(config); },
-        [&](Candidate& c, double cutoffMs) {
-            return evaluateCandidate(backend, c, cap, samples, cutoffMs, r.coldL2, false, shas);
-        },
-        secondsLeft, eligible, [&](const std::string& line) { say(line); });
+        r.candidates, check,
+        [&](std::vector<Candidate>& batch) { evaluateBatch(backend, batch, cap, warmups, samples, false, shas); },
+        secondsLeft, eligible, [&](const std::string& line) { say(line); }, beforeChecks);
     r.stats.seconds = secondsSince(searchStart);
     if (r.stats.launchFailures > 0)
         r.errorsAndUnsupported.push_back(
@@ -294,7 +349,7 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
     // Finalists: the fastest eligible first-pass candidates, re-timed back to back with the baseline.
     std::vector<int> pool;
     for (const auto& c : r.candidates)
-        if (c.index != 0 && eligible(c) && !c.firstPass->cutShort) pool.push_back(c.index);
+        if (c.index != 0 && eligible(c)) pool.push_back(c.index);
     std::stable_sort(pool.begin(), pool.end(), [&](int a, int b) {
         return r.candidates[std::size_t(a)].firstPass->medianMs < r.candidates[std::size_t(b)].firstPass->medianMs;
     });

@@ -324,7 +324,7 @@ const AlgoCapabilities* GuidedSearch::capsOf(int algorithmId) const {
 
 SearchStats GuidedSearch::run(std::vector<Candidate>& candidates, const CheckFn& check, const EvaluateFn& evaluate,
                               const ClockFn& secondsLeft, const std::function<bool(const Candidate&)>& eligible,
-                              const ProgressFn& progress) {
+                              const ProgressFn& progress, const BeforeChecksFn& beforeChecks) {
     SearchStats stats;
     std::set<AlgoConfig> seen;
     for (const auto& c : candidates) seen.insert(c.config);
@@ -333,7 +333,7 @@ SearchStats GuidedSearch::run(std::vector<Candidate>& candidates, const CheckFn&
     constexpr int kMaxConsecutiveFailures = 64;
     int consecutiveFailures = 0;
 
-    auto usable = [&](const Candidate& c) { return c.error.empty() && c.firstPass && !c.firstPass->cutShort && eligible(c); };
+    auto usable = [&](const Candidate& c) { return c.error.empty() && c.firstPass && eligible(c); };
     auto bestMs = [&]() {
         double best = std::numeric_limits<double>::infinity();
         for (const auto& c : candidates)
@@ -405,6 +405,11 @@ SearchStats GuidedSearch::run(std::vector<Candidate>& candidates, const CheckFn&
         }
 
         // Check.
+        if (beforeChecks) {
+            std::size_t fresh = 0;
+            for (const auto& p : proposals) fresh += seen.count(p) ? 0 : 1;
+            if (fresh > 0) beforeChecks(fresh);
+        }
         std::vector<std::pair<AlgoConfig, CheckResult>> valid;
         std::uint64_t checked = 0, overCap = 0;
         for (const auto& p : proposals) {
@@ -424,35 +429,48 @@ SearchStats GuidedSearch::run(std::vector<Candidate>& candidates, const CheckFn&
             if (int(valid.size()) >= options_.maxCandidatesPerMove) break;
         }
 
-        // Time.
+        // Time, in back-to-back batches.
         const double before = bestMs();
         int timed = 0, better = 0;
-        for (const auto& [config, result] : valid) {
+        bool interrupted = false;
+        const std::size_t batchSize = std::size_t(std::max(1, options_.batchSize));
+        for (std::size_t first = 0; first < valid.size(); first += batchSize) {
             if (secondsLeft() <= 0.0) {
                 stats.budgetExhausted = true;
                 break;
             }
             if (consecutiveFailures >= kMaxConsecutiveFailures) break;
-            Candidate c;
-            c.index = int(candidates.size());
-            c.config = config;
-            c.raw = result.raw;
-            c.requiredWorkspaceBytes = result.requiredWorkspaceBytes;
-            c.waves = result.waves;
-            c.source = toString(move) + " of #" + std::to_string(centre);
-            const double cutoff = std::isfinite(bestMs()) ? bestMs() * options_.cutoffFactor : 0.0;
-            const bool launched = evaluate(c, cutoff);
-            ++stats.timed;
-            ++timed;
-            if (!launched) {
-                ++stats.launchFailures;
-                ++consecutiveFailures;
-            } else {
-                consecutiveFailures = 0;
+            std::vector<Candidate> batch;
+            for (std::size_t i = first; i < std::min(valid.size(), first + batchSize); ++i) {
+                Candidate c;
+                c.index = int(candidates.size() + batch.size());
+                c.config = valid[i].first;
+                c.raw = valid[i].second.raw;
+                c.requiredWorkspaceBytes = valid[i].second.requiredWorkspaceBytes;
+                c.waves = valid[i].second.waves;
+                c.source = toString(move) + " of #" + std::to_string(centre);
+                batch.push_back(std::move(c));
             }
-            candidates.push_back(std::move(c));
-            const Candidate& added = candidates.back();
-            if (usable(added) && added.firstPass->medianMs < before) ++better;
+            evaluate(batch);
+            for (auto& c : batch) {
+                ++stats.timed;
+                ++timed;
+                if (!c.error.empty() || !c.firstPass) {
+                    ++stats.launchFailures;
+                    ++consecutiveFailures;
+                } else {
+                    consecutiveFailures = 0;
+                }
+                if (usable(c) && c.firstPass->medianMs < before) ++better;
+                candidates.push_back(std::move(c));
+            }
+            // A faster configuration moves the centre at once; the rest of this move stays open for later.
+            if (better > 0 && first + batchSize < valid.size()) {
+                for (std::size_t i = first + batchSize; i < valid.size(); ++i) seen.erase(valid[i].first);
+                expanded[centreConfig].erase(move);
+                interrupted = true;
+                break;
+            }
         }
         std::ostringstream line;
         line.precision(4);
@@ -460,7 +478,8 @@ SearchStats GuidedSearch::run(std::vector<Candidate>& candidates, const CheckFn&
              << (candidates[std::size_t(centre)].firstPass ? candidates[std::size_t(centre)].firstPass->medianMs : 0.0)
              << " ms) by " << toString(move) << ": " << proposals.size() << " proposed, " << checked << " checked, "
              << valid.size() << " valid within the workspace cap (" << overCap << " over it), " << timed
-             << " timed, " << better << " faster than the best before; best now " << bestMs() << " ms";
+             << " timed, " << better << " faster than the best before; best now " << bestMs() << " ms"
+             << (interrupted ? " (move interrupted: re-centring on the faster configuration)" : "");
         say(line.str());
         if (stats.budgetExhausted) break;
         if (consecutiveFailures >= kMaxConsecutiveFailures) {
@@ -716,6 +735,7 @@ Json finalToJson(const FinalMeasurement& f) {
     j["p80_ms"] = f.p80Ms;
     j["noise"] = f.noise;
     j["samples"] = f.samples;
+    j["mean_sm_clock_mhz"] = f.meanSmClockMHz;
     j["verdict_vs_baseline"] = f.verdictVsBaseline.empty() ? Json(nullptr) : Json(f.verdictVsBaseline);
     return j;
 }
@@ -732,7 +752,8 @@ Json candidateToJson(const Candidate& c, double flops) {
     if (c.firstPass) {
         j["first_pass"] = {{"samples_ms", c.firstPass->samplesMs},
                            {"median_ms", c.firstPass->medianMs},
-                           {"cut_short", c.firstPass->cutShort},
+                           {"warmups", c.firstPass->warmups},
+                           {"sm_clock_mhz", c.firstPass->smClockMHz},
                            {"tflops", c.firstPass->medianMs > 0 ? flops / (c.firstPass->medianMs * 1e9) : 0.0}};
     } else {
         j["first_pass"] = nullptr;
@@ -856,7 +877,9 @@ Json buildExplorerReport(const ExplorationResult& r) {
     search["order"] = "heuristic answers first; then, around the fastest configurations (beam), single moves "
                       "(cluster, custom, swizzle, stages, tile), pairs (tile x stages, tile x cluster, custom x "
                       "cluster, stages x cluster, tile x custom), split-k, other algorithm ids";
-    search["first_pass"] = "1 untimed launch, then up to 3 cold-L2 samples (1 when the first is 30% slower than the best)";
+    search["first_pass"] = "batches of candidates run back to back on the GPU (no host round trip between them): per "
+                           "candidate untimed warm-up launches (about 25 ms of work), then 3 cold-L2 samples "
+                           "bracketed by events; the GPU is kept busy while the host checks configurations";
     search["finalists"] = r.finalistMethod;
     Json algos = Json::array();
     for (const auto& a : r.algorithms)

@@ -59,6 +59,31 @@ public:
     // Compares the output of the last launch with the FP32 reference and with the baseline; `makeBaseline`
     // stores this output as the baseline first (so it is bitwise equal to itself).
     virtual PendingParity checkOutput(bool makeBaseline) = 0;
+
+    // The first pass of several candidates, run back to back on the GPU with no host round trip in between, so
+    // that the card stays in the power state that sustained GEMM work sees (short bursts after idle gaps run at
+    // boost clocks and rank kernels differently). Per item, in stream order: poison D, `warmups` untimed launches,
+    // `samples` launches each bracketed by events (cold L2: every launch on the next input set), the output check
+    // (an item with makeBaseline first becomes the baseline). One synchronisation at the end. A launch refused at
+    // enqueue fails only its item; a device fault fails the items not finished.
+    struct FirstPassItem {
+        RawAlgo raw{};
+        std::uint64_t workspaceBytes = 0;
+        int warmups = 2;
+        int samples = 3;
+        bool makeBaseline = false;
+    };
+    struct FirstPassResult {
+        std::vector<double> samplesMs;
+        std::string error;
+        PendingParity parity;
+        int smClockMHz = -1;  // read once after the batch (NVML), -1 when unknown
+    };
+    virtual std::vector<FirstPassResult> firstPass(const std::vector<FirstPassItem>& items) = 0;
+    virtual int firstPassBatchLimit() const = 0;
+    // Enqueues `launches` untimed launches of `raw` and returns at once: the GPU stays busy (and in its sustained
+    // power state) while the host checks the next configurations.
+    virtual void keepBusy(const RawAlgo& raw, std::uint64_t workspaceBytes, int launches) = 0;
 };
 
 using CreateGemmBackendFn = GemmBackend* (*)(int* noDevice, char* why, std::size_t whyBytes);
@@ -104,7 +129,7 @@ struct ExploreOptions {
     SelectionRule rule;
     double budgetSeconds = 150.0;  // the whole exploration, setup to selection
     std::uint64_t dataSeed = 20261202;
-    int finalists = 5;             // re-timed back to back with the baseline
+    int finalists = 6;             // re-timed back to back with the baseline
     int finalistRounds = 4;        // alternating order, one measurement per finalist per round
     bool coldL2 = true;
     SearchOptions search;          // clusterShapeIds/workspaceCap filled in from the device and spec

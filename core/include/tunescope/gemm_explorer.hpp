@@ -132,7 +132,8 @@ struct OutputParity {
 struct FirstPass {
     std::vector<double> samplesMs;
     double medianMs = 0.0;
-    bool cutShort = false;  // stopped after the first sample: far slower than the best so far
+    int warmups = 0;        // untimed launches right before the samples, back to back with them
+    int smClockMHz = -1;    // SM clock read after the candidate's batch, -1 when unknown
 };
 
 // A finalist's back-to-back re-timing (measurement engine numbers).
@@ -140,6 +141,7 @@ struct FinalMeasurement {
     double medianMs = 0.0, p20Ms = 0.0, p80Ms = 0.0;
     double noise = 0.0;  // relative spread the engine measured (e.g. 0.01 = 1%)
     int samples = 0;
+    double meanSmClockMHz = -1.0;   // over the samples, -1 when the driver does not tell
     std::string verdictVsBaseline;  // FASTER / SLOWER / SAME / AMBIGUOUS, empty for the baseline itself
 };
 
@@ -195,8 +197,8 @@ enum class SearchMove {
 std::string toString(SearchMove move);
 
 struct SearchOptions {
-    double cutoffFactor = 1.3;  // first sample slower than best * this: one sample is enough
     int firstPassSamples = 3;
+    int batchSize = 16;         // candidates timed per back-to-back batch
     int beamWidth = 4;          // configurations (best first) whose neighbourhoods may be expanded
     std::vector<std::uint16_t> clusterShapeIds;  // 0..51 where cluster launch exists, {0} elsewhere
     std::uint64_t workspaceCapBytes = 0;
@@ -227,21 +229,23 @@ struct SearchStats {
     std::vector<std::string> log;  // one line per expansion: which config, which move, how many valid/timed/better
 };
 
-// The planner: heuristic answers first, then neighbourhoods of the best so far, all through `check`, timed by
-// `evaluate` (fills a candidate's firstPass/parity/error; returns false when the launch failed), while
-// `secondsLeft` > 0. Candidates are appended to `candidates` (which already holds the timed heuristic answers).
+// The planner: heuristic answers first, then neighbourhoods of the best so far, all through `check`, timed in
+// batches by `evaluate` (fills each candidate's firstPass/parity, or its error), while `secondsLeft` > 0.
+// Candidates are appended to `candidates` (which already holds the timed heuristic answers). `beforeChecks` is
+// told how many configurations are about to be checked (the driver keeps the GPU busy meanwhile).
 class GuidedSearch {
 public:
     using CheckFn = std::function<CheckResult(const AlgoConfig&)>;
-    using EvaluateFn = std::function<bool(Candidate&, double cutoffMs)>;
+    using EvaluateFn = std::function<void(std::vector<Candidate>& batch)>;
     using ClockFn = std::function<double()>;  // seconds left in the search budget
     using ProgressFn = std::function<void(const std::string&)>;
+    using BeforeChecksFn = std::function<void(std::size_t proposals)>;
 
     GuidedSearch(std::vector<SearchAlgorithm> algorithms, SearchOptions options);
     // `eligible` says whether a timed candidate may become a neighbourhood centre (parity rule).
     SearchStats run(std::vector<Candidate>& candidates, const CheckFn& check, const EvaluateFn& evaluate,
                     const ClockFn& secondsLeft, const std::function<bool(const Candidate&)>& eligible,
-                    const ProgressFn& progress = {});
+                    const ProgressFn& progress = {}, const BeforeChecksFn& beforeChecks = {});
 
 private:
     const AlgoCapabilities* capsOf(int algorithmId) const;

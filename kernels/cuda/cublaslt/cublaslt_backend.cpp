@@ -311,6 +311,7 @@ public:
 
     ~CublasLtBackend() override {
         hashes_.reset();
+        for (cudaEvent_t e : events_) cudaEventDestroy(e);
         destroyDescriptors();
         if (handle_) cublasLtDestroy(handle_);
         if (start_) cudaEventDestroy(start_);
@@ -351,7 +352,8 @@ public:
         spec_ = spec;
         checkCuda(cudaSetDevice(device_), "cudaSetDevice");
 
-        // Rotating input sets: together at least 4x the L2 so that no launch finds its inputs cached.
+        // Rotating input sets: together at least 4x the L2 so that no launch finds its inputs cached. A set that is
+        // that large by itself needs no second copy (what one launch leaves in L2 is under a quarter of its inputs).
         const std::uint64_t setBytes = inputSetBytes(spec);
         std::size_t freeBytes = 0, totalBytes = 0;
         checkCuda(cudaMemGetInfo(&freeBytes, &totalBytes), "cudaMemGetInfo");
@@ -359,7 +361,7 @@ public:
         if (double(fixed + setBytes) > 0.92 * double(freeBytes))
             throw Error("", "", describe(spec) + " needs " + gib(double(fixed + setBytes)) + " of device memory; " +
                                     gib(double(freeBytes)) + " is free on the " + env_.device);
-        int sets = int(std::max<std::uint64_t>(2, (4 * env_.l2Bytes + setBytes - 1) / std::max<std::uint64_t>(setBytes, 1)));
+        int sets = int(std::max<std::uint64_t>(1, (4 * env_.l2Bytes + setBytes - 1) / std::max<std::uint64_t>(setBytes, 1)));
         sets = std::min(sets, 64);
         while (sets > 1 && double(fixed + setBytes * std::uint64_t(sets)) > 0.85 * double(freeBytes)) --sets;
         a_.clear();
@@ -434,6 +436,18 @@ public:
         const std::size_t slots = std::clamp<std::size_t>((std::size_t(2) << 30) / std::max<std::size_t>(logicalBytes, 1), 1, 8);
         const unsigned workers = std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u);
         hashes_ = std::make_unique<HashPool>(logicalBytes, slots, workers);
+
+        // Device copies of each batched candidate's output (its logical block), for hashing after the batch.
+        std::size_t freeNow = 0, totalNow = 0;
+        checkCuda(cudaMemGetInfo(&freeNow, &totalNow), "cudaMemGetInfo");
+        const std::size_t outputSlots =
+            std::clamp<std::size_t>(std::size_t(0.25 * double(freeNow)) / std::max<std::size_t>(logicalBytes, 1), 1, 16);
+        outputSlots_.clear();
+        for (std::size_t i = 0; i < outputSlots; ++i) {
+            outputSlots_.push_back(std::make_unique<DeviceBuffer>());
+            outputSlots_.back()->allocate(logicalBytes, "batched output copies");
+        }
+        batchScratch_.allocate(outputSlots * sizeof(kern::CompareResult), "batch comparison scratch");
         prepared_ = true;
     }
 
@@ -598,6 +612,116 @@ public:
         return out;
     }
 
+    int firstPassBatchLimit() const override { return int(std::max<std::size_t>(outputSlots_.size(), 1)); }
+
+    std::vector<FirstPassResult> firstPass(const std::vector<FirstPassItem>& items) override {
+        requirePrepared();
+        if (items.size() > outputSlots_.size())
+            throw Error("", "", "first-pass batch of " + std::to_string(items.size()) + " candidates; at most " +
+                                    std::to_string(outputSlots_.size()) + " fit in device memory");
+        std::vector<FirstPassResult> results(items.size());
+        std::size_t eventsNeeded = 0;
+        for (const auto& item : items) eventsNeeded += std::size_t(std::max(1, item.samples)) + 1;
+        ensureEvents(eventsNeeded);
+        auto* scratch = static_cast<kern::CompareResult*>(batchScratch_.ptr);
+        checkCuda(cudaMemsetAsync(scratch, 0, items.size() * sizeof(kern::CompareResult), stream_), "clearing scratch");
+
+        const std::size_t rowBytes = std::size_t(spec_.logicalN()) * 2u;
+        const std::size_t logicalBytes = rowBytes * std::size_t(spec_.logicalM());
+        std::vector<std::size_t> firstEvent(items.size(), 0);
+        std::vector<bool> enqueued(items.size(), false), hadBaseline(items.size(), false);
+        std::size_t nextEvent = 0;
+        // Everything goes into one stream without a host round trip: the GPU never idles between candidates.
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            const FirstPassItem& item = items[i];
+            const cublasLtMatmulAlgo_t algo = fromRaw(item.raw);
+            const int samples = std::max(1, item.samples);
+            try {
+                if (item.workspaceBytes > workspace_.bytes)
+                    throw Error("", "", "workspace of " + std::to_string(item.workspaceBytes) + " bytes asked, " +
+                                            std::to_string(workspace_.bytes) + " prepared");
+                poisonOutput();
+                for (int w = 0; w < item.warmups; ++w) matmul(algo, item.workspaceBytes, nextSet());
+                firstEvent[i] = nextEvent;
+                for (int k = 0; k < samples; ++k) {
+                    checkCuda(cudaEventRecord(events_[nextEvent + std::size_t(k)], stream_), "cudaEventRecord");
+                    matmul(algo, item.workspaceBytes, nextSet());
+                }
+                checkCuda(cudaEventRecord(events_[nextEvent + std::size_t(samples)], stream_), "cudaEventRecord");
+                nextEvent += std::size_t(samples) + 1;
+                if (item.makeBaseline) {
+                    checkCuda(cudaMemcpyAsync(baseline_.ptr, d_.ptr, d_.bytes, cudaMemcpyDeviceToDevice, stream_),
+                              "keeping the baseline output");
+                    haveBaseline_ = true;
+                }
+                hadBaseline[i] = haveBaseline_;
+                checkCuda(kern::compareOutputAsync(static_cast<const std::uint16_t*>(d_.ptr),
+                                                   haveBaseline_ ? static_cast<const std::uint16_t*>(baseline_.ptr) : nullptr,
+                                                   static_cast<const float*>(ref_.ptr), spec_.n, spec_.logicalN(),
+                                                   spec_.logicalM(), scratch + i, stream_),
+                          "comparing the output");
+                checkCuda(cudaMemcpy2DAsync(outputSlots_[i]->ptr, rowBytes, d_.ptr, std::size_t(spec_.n) * 2u, rowBytes,
+                                            std::size_t(spec_.logicalM()), cudaMemcpyDeviceToDevice, stream_),
+                          "copying the output");
+                enqueued[i] = true;
+            } catch (const Error& e) {
+                results[i].error = e.message();
+                if (item.makeBaseline) haveBaseline_ = false;
+            }
+        }
+        const cudaError_t sync = cudaStreamSynchronize(stream_);
+        if (sync != cudaSuccess) {
+            // A fault inside a kernel: no result of this batch can be trusted, and the context is likely lost.
+            for (std::size_t i = 0; i < items.size(); ++i)
+                if (enqueued[i]) results[i].error = "device fault while running the batch: " + cudaText(sync);
+            return results;
+        }
+        std::vector<kern::CompareResult> compared(items.size());
+        checkCuda(cudaMemcpy(compared.data(), scratch, items.size() * sizeof(kern::CompareResult), cudaMemcpyDeviceToHost),
+                  "reading comparisons");
+        const int clock = smClock();
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            if (!enqueued[i]) continue;
+            FirstPassResult& r = results[i];
+            r.smClockMHz = clock;
+            const int samples = std::max(1, items[i].samples);
+            for (int k = 0; k < samples; ++k) {
+                float ms = 0.0f;
+                checkCuda(cudaEventElapsedTime(&ms, events_[firstEvent[i] + std::size_t(k)],
+                                               events_[firstEvent[i] + std::size_t(k) + 1]),
+                          "cudaEventElapsedTime");
+                r.samplesMs.push_back(double(ms));
+            }
+            const kern::CompareResult& c = compared[i];
+            OutputParity& parity = r.parity.parity;
+            parity.checked = true;
+            parity.differingElements = hadBaseline[i] ? c.differing : 0;
+            parity.bitwiseEqualToBaseline = hadBaseline[i] && c.differing == 0;
+            parity.finite = c.nonFinite == 0;
+            parity.maxAbsError = c.maxAbsError;
+            parity.maxRelError = c.maxAbsRef > 0 ? double(c.maxAbsError) / double(c.maxAbsRef) : 0.0;
+            if (parity.bitwiseEqualToBaseline && !items[i].makeBaseline && baselineSha_.valid()) {
+                r.parity.sha256 = baselineSha_;
+                continue;
+            }
+            void* slot = hashes_->acquire();
+            const cudaError_t copied = cudaMemcpy(slot, outputSlots_[i]->ptr, logicalBytes, cudaMemcpyDeviceToHost);
+            if (copied != cudaSuccess) {
+                hashes_->release(slot);
+                checkCuda(copied, "copying an output to the host");
+            }
+            r.parity.sha256 = hashes_->submit(slot, logicalBytes);
+            if (items[i].makeBaseline) baselineSha_ = r.parity.sha256;
+        }
+        return results;
+    }
+
+    void keepBusy(const RawAlgo& raw, std::uint64_t workspaceBytes, int launches) override {
+        requirePrepared();
+        const cublasLtMatmulAlgo_t algo = fromRaw(raw);
+        for (int i = 0; i < launches; ++i) matmul(algo, std::min<std::uint64_t>(workspaceBytes, workspace_.bytes), nextSet());
+    }
+
     // For CublasLtWork.
     void matmul(const cublasLtMatmulAlgo_t& algo, std::uint64_t workspaceBytes, int set) {
         const float alpha = 1.0f, beta = 0.0f;
@@ -644,6 +768,19 @@ private:
     static std::uint64_t memoryNeeded(const GemmSpec& spec, int sets) {
         return 2 * spec.outputBytes() + std::uint64_t(spec.m) * std::uint64_t(spec.n) * 4u + spec.maxWorkspaceBytes() +
                inputSetBytes(spec) * std::uint64_t(sets) + (16ull << 20);
+    }
+
+    int nextSet() {
+        rotation_ = (rotation_ + 1) % std::max<int>(1, int(a_.size()));
+        return rotation_;
+    }
+
+    void ensureEvents(std::size_t count) {
+        while (events_.size() < count) {
+            cudaEvent_t e = nullptr;
+            checkCuda(cudaEventCreate(&e), "cudaEventCreate");
+            events_.push_back(e);
+        }
     }
 
     void requirePrepared() const {
@@ -760,6 +897,10 @@ private:
     bool haveBaseline_ = false;
     std::shared_future<std::string> baselineSha_;
     std::unique_ptr<HashPool> hashes_;
+    std::vector<std::unique_ptr<DeviceBuffer>> outputSlots_;
+    DeviceBuffer batchScratch_;
+    std::vector<cudaEvent_t> events_;
+    int rotation_ = 0;
 };
 
 void CublasLtWork::launch() {

@@ -200,14 +200,20 @@ cudaError_t referenceGemm(OperandView a, OperandView b, float* ref, std::int64_t
     return cudaGetLastError();
 }
 
+cudaError_t compareOutputAsync(const std::uint16_t* d, const std::uint16_t* baseline, const float* ref,
+                               std::int64_t ld, std::int64_t n, std::int64_t m, CompareResult* scratch,
+                               cudaStream_t stream) {
+    const unsigned grid = gridFor(std::uint64_t(n) * std::uint64_t(m));
+    compareKernel<<<grid < 4096 ? grid : 4096, 256, 0, stream>>>(d, baseline, ref, ld, n, m, scratch);
+    return cudaGetLastError();
+}
+
 cudaError_t compareOutput(const std::uint16_t* d, const std::uint16_t* baseline, const float* ref, std::int64_t ld,
                           std::int64_t n, std::int64_t m, CompareResult* scratch, CompareResult* hostResult,
                           cudaStream_t stream) {
     cudaError_t err = cudaMemsetAsync(scratch, 0, sizeof(CompareResult), stream);
     if (err != cudaSuccess) return err;
-    compareKernel<<<gridFor(std::uint64_t(n) * std::uint64_t(m)) < 4096 ? gridFor(std::uint64_t(n) * std::uint64_t(m)) : 4096,
-                    256, 0, stream>>>(d, baseline, ref, ld, n, m, scratch);
-    err = cudaGetLastError();
+    err = compareOutputAsync(d, baseline, ref, ld, n, m, scratch, stream);
     if (err != cudaSuccess) return err;
     err = cudaMemcpyAsync(hostResult, scratch, sizeof(CompareResult), cudaMemcpyDeviceToHost, stream);
     if (err != cudaSuccess) return err;

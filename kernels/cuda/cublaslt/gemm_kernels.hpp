@@ -42,6 +42,11 @@ cudaError_t compareOutput(const std::uint16_t* d, const std::uint16_t* baseline,
                           std::int64_t n, std::int64_t m, CompareResult* scratch, CompareResult* hostResult,
                           cudaStream_t stream);
 
+// The same without synchronising: accumulates into `scratch` (zeroed by the caller) in stream order.
+cudaError_t compareOutputAsync(const std::uint16_t* d, const std::uint16_t* baseline, const float* ref,
+                               std::int64_t ld, std::int64_t n, std::int64_t m, CompareResult* scratch,
+                               cudaStream_t stream);
+
 // Keeps one block busy for about `cycles` SM clocks.
 cudaError_t spin(long long cycles, cudaStream_t stream);
 

@@ -1,0 +1,607 @@
+// The cuBLASLt explorer's CPU half: decoding recorded heuristic data, explicit split-k checks, the selection rule,
+// the guided search planner (over a synthetic, deterministic cost landscape: no GPU here) and report writing
+// through the formats helper's report model.
+#include <QtTest/QtTest>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "tunescope/errors.hpp"
+#include "tunescope/gemm_backend.hpp"
+#include "tunescope/gemm_enum_names.hpp"
+#include "tunescope/gemm_explorer.hpp"
+#include "tunescope/gemm_spec.hpp"
+#include "tunescope/json_io.hpp"
+#include "tunescope/report.hpp"
+
+namespace fs = std::filesystem;
+namespace g = tunescope::gemm;
+using tunescope::Error;
+using tunescope::Json;
+
+namespace {
+
+fs::path testData(const char* name) {
+    const char* dir = std::getenv("TUNESCOPE_TESTDATA");
+    return fs::path(dir ? dir : "tests/data") / "gemm" / name;
+}
+
+fs::path seedReport() {
+    const char* dir = std::getenv("TUNESCOPE_PROFILES");
+    return fs::path(dir ? dir : "profiles") / "cublaslt-gb10-nvfp4-fc2-report.json";
+}
+
+template <typename F>
+Error expectError(F call) {
+    try {
+        call();
+    } catch (const Error& e) {
+        return e;
+    }
+    QTest::qFail("expected a tunescope::Error", __FILE__, __LINE__);
+    return Error("", "", "");
+}
+
+g::Candidate timedCandidate(int index, double firstMs, double finalMs, bool bitwise, double noise = 0.002,
+                            const std::string& verdict = "FASTER") {
+    g::Candidate c;
+    c.index = index;
+    c.config.algorithmId = 66;
+    c.config.tileId = std::uint32_t(400 + index);
+    c.firstPass = g::FirstPass{{firstMs}, firstMs, 2, -1};
+    c.parity.checked = true;
+    c.parity.bitwiseEqualToBaseline = bitwise;
+    c.parity.maxRelError = bitwise ? 0.001 : 0.004;
+    if (finalMs > 0) {
+        g::FinalMeasurement f;
+        f.medianMs = finalMs;
+        f.p20Ms = finalMs * 0.99;
+        f.p80Ms = finalMs * 1.01;
+        f.noise = noise;
+        f.samples = 40;
+        f.verdictVsBaseline = index == 0 ? "" : verdict;
+        c.final = f;
+    }
+    return c;
+}
+
+// A synthetic cuBLASLt for the planner: configurations are valid on a fixed pattern, and the time is a separable
+// function with its optimum three moves away from the "heuristic" answer. Stands in for the GPU only in this test.
+struct Landscape {
+    std::map<g::AlgoConfig, int> timesEvaluated;
+    int checks = 0;
+    static bool valid(const g::AlgoConfig& c) {
+        if (c.algorithmId != 66 || c.splitK != 1) return false;
+        if (c.clusterShape == 0) return false;               // algo 66 needs an explicit cluster shape
+        if (c.tileId == 428 && c.clusterShape == 4) return false;  // some combinations are refused
+        return c.tileId >= 400 && c.tileId <= 440;
+    }
+    static double timeMs(const g::AlgoConfig& c) {
+        double t = 8.0;
+        t += 0.01 * std::abs(int(c.tileId) - 428);
+        t += 0.05 * std::abs(int(c.customOption) - 5);
+        t += c.clusterShape == 3 ? 0.0 : 0.2;
+        t += c.stagesId == 35 ? 0.0 : 0.1;
+        return t;
+    }
+};
+
+g::AlgoCapabilities algo66Caps() {
+    g::AlgoCapabilities caps;
+    caps.read = true;
+    caps.splitKSupport = 1;
+    caps.reductionSchemeMask = 6;
+    caps.customOptionMax = 7;
+    for (std::uint32_t t = 396; t <= 444; ++t) caps.tileIds.push_back(t);
+    caps.stagesIds = {33, 34, 35, 36, 37};
+    return caps;
+}
+
+}  // namespace
+
+class TestGemmExplorer : public QObject {
+    Q_OBJECT
+
+private slots:
+    // --- GemmSpec -------------------------------------------------------------------------------------------
+    void specValidationAndParsing() {
+        tunescope::GemmSpec spec;
+        spec.m = 37824;
+        spec.n = 5376;
+        spec.k = 14336;
+        spec.mLogical = 37810;
+        tunescope::validateGemmSpec(spec);
+        QCOMPARE(spec.maxWorkspaceBytes(), 64ull << 20);
+        QCOMPARE(spec.logicalM(), std::int64_t(37810));
+        QCOMPARE(spec.logicalN(), std::int64_t(5376));
+
+        const Json j = tunescope::gemmSpecToJson(spec);
+        const tunescope::GemmSpec back = tunescope::gemmSpecFromJson(j, "r.json", "/workload/gemm");
+        QCOMPARE(back.m, spec.m);
+        QCOMPARE(back.mLogical, spec.mLogical);
+        QCOMPARE(back.workspaceBytes, spec.workspaceBytes);
+        QCOMPARE(j["cublaslt_mnk"][0].get<std::int64_t>(), std::int64_t(5376));  // cuBLASLt m = N (TN form)
+
+        tunescope::GemmSpec zero = spec;
+        zero.k = 0;
+        QCOMPARE(expectError([&] { tunescope::validateGemmSpec(zero); }).jsonPath(), std::string("/k"));
+        tunescope::GemmSpec tooLogical = spec;
+        tooLogical.mLogical = spec.m + 1;
+        QCOMPARE(expectError([&] { tunescope::validateGemmSpec(tooLogical); }).jsonPath(), std::string("/m_logical"));
+        tunescope::GemmSpec huge = spec;
+        huge.n = std::int64_t(1) << 40;
+        QVERIFY(std::string(expectError([&] { tunescope::validateGemmSpec(huge); }).what()).find("too large") !=
+                std::string::npos);
+
+        Json bad = j;
+        bad["dtype"] = "fp16";
+        const Error e = expectError([&] { tunescope::gemmSpecFromJson(bad, "r.json", "/workload/gemm"); });
+        QCOMPARE(e.file(), std::string("r.json"));
+        QCOMPARE(e.jsonPath(), std::string("/workload/gemm/dtype"));
+
+        QCOMPARE(tunescope::parseWorkspaceListMiB("0, 4,64"), (std::vector<std::uint64_t>{0, 4ull << 20, 64ull << 20}));
+        expectError([] { tunescope::parseWorkspaceListMiB("4,4"); });
+        expectError([] { tunescope::parseWorkspaceListMiB("4,-1"); });
+        expectError([] { tunescope::parseWorkspaceListMiB("4,,8"); });
+        QVERIFY(tunescope::gemmDtypeFromString("FP8") == tunescope::GemmDtype::Fp8E4M3);
+        QVERIFY(tunescope::gemmLayoutFromString("nt") == tunescope::GemmLayout::NT);
+    }
+
+    // --- Decoding recorded heuristic data -------------------------------------------------------------------
+    void decodesTheSeedsHeuristics() {
+        const Json seed = tunescope::readJsonFile(seedReport());
+        const std::string file = seedReport().string();
+        std::vector<int> returned;
+        for (std::size_t i = 0; i < seed["heuristics"].size(); ++i) {
+            const g::HeuristicSet set =
+                g::heuristicSetFromJson(seed["heuristics"][i], file, "/heuristics/" + std::to_string(i));
+            returned.push_back(set.returnedCount);
+            QCOMPARE(int(set.algorithms.size()), set.returnedCount);
+        }
+        QCOMPARE(returned, (std::vector<int>{5, 7, 7, 6, 6, 6}));
+        const g::HeuristicSet first = g::heuristicSetFromJson(seed["heuristics"][0], file, "/heuristics/0");
+        // The library's negative split-k sentinel is kept as it is, with its reduction scheme.
+        QCOMPARE(first.algorithms[0].config.splitK, -2);
+        QCOMPARE(first.algorithms[0].config.reductionScheme, std::uint32_t(2));
+        QCOMPARE(first.algorithms[0].config.algorithmId, 70);
+        QCOMPARE(first.algorithms[0].config.tileId, std::uint32_t(20));
+        QCOMPARE(first.algorithms[0].capabilities.reductionSchemeMask, std::uint32_t(6));
+        QCOMPARE(first.algorithms[0].capabilities.tileIds, (std::vector<std::uint32_t>{20}));
+        QCOMPARE(tunescope::gemm_enums::tileName(20), std::string("128x128"));
+        QCOMPARE(tunescope::gemm_enums::stagesName(37), std::string("256xAUTO"));
+        // Written back, the sentinel stays negative.
+        const Json again = g::heuristicSetToJson(first, 130000);
+        QCOMPARE(again["algorithms"][0]["split_k"].get<int>(), -2);
+    }
+
+    void decodesRecordedH200Heuristics() {
+        const fs::path file = testData("h200-heuristics.json");
+        const Json recorded = tunescope::readJsonFile(file);
+        const g::HeuristicSet set = g::heuristicSetFromJson(recorded["heuristics"][0], file.string(), "/heuristics/0");
+        QVERIFY(set.returnedCount > 0);
+        QCOMPARE(set.returnedCount, 8);
+        QCOMPARE(set.requestedCount, 32);
+        for (std::size_t s = 0; s < recorded["heuristics"].size(); ++s) {
+            const std::string base = "/heuristics/" + std::to_string(s);
+            const g::HeuristicSet h = g::heuristicSetFromJson(recorded["heuristics"][s], file.string(), base);
+            for (std::size_t i = 0; i < h.algorithms.size(); ++i) {
+                const g::HeuristicAlgo& a = h.algorithms[i];
+                const Json& stored = recorded["heuristics"][s]["algorithms"][i];
+                // The raw bytes round-trip through hex exactly.
+                QCOMPARE(g::rawAlgoToHex(a.raw), stored["raw_algo_hex"].get<std::string>());
+                QVERIFY(a.capabilities.read);
+                QCOMPARE(a.capabilities.customOptionMax, 7);
+                // The raw bytes belong to the decoded config: in cuBLASLt 13.1 (130100) on sm_90 the opaque struct
+                // held id, tile, stages, split-k as little-endian int32 at bytes 0, 4, 8, 12, the custom option at
+                // 24 and the cluster shape id at 30 (observed in this recording; undocumented, so only checked here).
+                auto u32 = [&](std::size_t at) {
+                    return std::uint32_t(a.raw[at]) | std::uint32_t(a.raw[at + 1]) << 8 |
+                           std::uint32_t(a.raw[at + 2]) << 16 | std::uint32_t(a.raw[at + 3]) << 24;
+                };
+                QCOMPARE(int(u32(0)), a.config.algorithmId);
+                QCOMPARE(u32(4), a.config.tileId);
+                QCOMPARE(u32(8), a.config.stagesId);
+                QCOMPARE(std::int32_t(u32(12)), a.config.splitK);
+                QCOMPARE(u32(24), a.config.customOption);
+                QCOMPARE(std::uint16_t(a.raw[30] | a.raw[31] << 8), a.config.clusterShape);
+                QVERIFY(a.config.clusterShape != 0);  // Hopper's algo 66 answers all carry an explicit cluster shape
+            }
+        }
+        // The heuristic top on the H200, as recorded.
+        QCOMPARE(set.algorithms[0].config.algorithmId, 66);
+        QCOMPARE(tunescope::gemm_enums::tileName(set.algorithms[0].config.tileId), std::string("192x192"));
+        QCOMPARE(tunescope::gemm_enums::clusterShapeName(set.algorithms[0].config.clusterShape), std::string("2x1x1"));
+    }
+
+    void rawAlgoHexErrors() {
+        QCOMPARE(expectError([] { g::rawAlgoFromHex("abc", "f.json", "/selected/raw_algo_hex"); }).jsonPath(),
+                 std::string("/selected/raw_algo_hex"));
+        const std::string bad = std::string(127, '0') + "g";
+        QVERIFY(std::string(expectError([&] { g::rawAlgoFromHex(bad, "f.json", "/p"); }).what()).find("hex digit") !=
+                std::string::npos);
+        g::RawAlgo raw{};
+        for (std::size_t i = 0; i < raw.size(); ++i) raw[i] = std::uint8_t(i * 37);
+        QCOMPARE(g::rawAlgoFromHex(g::rawAlgoToHex(raw), "", ""), raw);
+    }
+
+    // --- Explicit split-k checks ----------------------------------------------------------------------------
+    void explicitSplitKCoversAllowedSchemes() {
+        g::AlgoConfig base;
+        base.algorithmId = 66;
+        base.splitK = -2;  // a heuristic sentinel: the split-1 check uses 1
+        g::AlgoCapabilities caps;
+        caps.reductionSchemeMask = g::kReductionComputeType | g::kReductionOutputType;
+        const auto configs = g::explicitSplitKConfigs(base, caps);
+        QCOMPARE(configs.size(), std::size_t(1 + 5 * 2));
+        QCOMPARE(configs[0].splitK, 1);
+        QCOMPARE(configs[0].reductionScheme, g::kReductionNone);
+        std::set<int> splits;
+        for (const auto& c : configs) splits.insert(c.splitK);
+        QCOMPARE(splits, (std::set<int>{1, 2, 4, 8, 16, 32}));
+        caps.reductionSchemeMask = 0;
+        QCOMPARE(g::explicitSplitKConfigs(base, caps).size(), std::size_t(1));
+
+        // Over the cap is "needs N bytes", valid; OUTPUT_TYPE is reduced precision.
+        g::SplitKCheck over;
+        over.requested = configs[2];  // split 2, OUTPUT_TYPE
+        QCOMPARE(over.requested.reductionScheme, g::kReductionOutputType);
+        over.result.requiredWorkspaceBytes = 1626587136;
+        over.workspaceCapBytes = 64ull << 20;
+        QVERIFY(over.overWorkspaceCap());
+        QVERIFY(over.reducedPrecision());
+        g::SplitKCheck invalid = over;
+        invalid.result.apiStatus = 15;
+        invalid.result.failedCall = "cublasLtMatmulAlgoCheck";
+        QVERIFY(!invalid.overWorkspaceCap());
+
+        g::ExplorationResult r = minimalResult();
+        r.splitKChecks = {over, invalid};
+        const Json report = g::buildExplorerReport(r);
+        const Json& first = report["explicit_split_k_checks"][0];
+        QCOMPARE(first["valid"].get<bool>(), true);
+        QCOMPARE(first["over_workspace_cap"].get<bool>(), true);
+        QVERIFY(first["note"].get<std::string>().find("needs 1626587136 bytes") == 0);
+        QCOMPARE(first["reduced_precision"].get<bool>(), true);
+        QCOMPARE(report["explicit_split_k_checks"][1]["valid"].get<bool>(), false);
+        QVERIFY(report["explicit_split_k_checks"][1]["note"].get<std::string>().find("invalid") == 0);
+    }
+
+    // --- Selection rule -------------------------------------------------------------------------------------
+    void exactParityPicksFastestBitwiseEqual() {
+        std::vector<g::Candidate> c{timedCandidate(0, 8.2, 8.20, true), timedCandidate(1, 7.0, 7.00, false),
+                                    timedCandidate(2, 7.5, 7.45, true), timedCandidate(3, 7.6, 7.60, true)};
+        const g::Selection s = g::selectCandidate(c, 0, g::SelectionRule{});
+        QCOMPARE(s.candidateIndex, 2);
+        QVERIFY(s.leftBaseline);
+        QVERIFY(std::fabs(s.gainPercent - 100.0 * (8.2 - 7.45) / 8.2) < 1e-9);
+
+        g::SelectionRule loose;
+        loose.exactParity = false;
+        loose.errorBound = 0.01;
+        QCOMPARE(g::selectCandidate(c, 0, loose).candidateIndex, 1);  // within the bound: the fastest
+        loose.errorBound = 0.003;
+        QCOMPARE(g::selectCandidate(c, 0, loose).candidateIndex, 2);  // 0.004 is over it
+    }
+
+    void gainWithinNoiseKeepsTheBaseline() {
+        std::vector<g::Candidate> c{timedCandidate(0, 8.0, 8.00, true), timedCandidate(1, 7.9, 7.88, true)};
+        g::Selection s = g::selectCandidate(c, 0, g::SelectionRule{});  // 1.5% < 2%
+        QCOMPARE(s.candidateIndex, 0);
+        QVERIFY(!s.leftBaseline);
+        QVERIFY(s.reason.find("noise") != std::string::npos);
+
+        // 4% would pass the 2% threshold, but the measured noise is 5%.
+        std::vector<g::Candidate> noisy{timedCandidate(0, 8.0, 8.00, true, 0.05), timedCandidate(1, 7.7, 7.68, true)};
+        s = g::selectCandidate(noisy, 0, g::SelectionRule{});
+        QCOMPARE(s.candidateIndex, 0);
+        QVERIFY(std::fabs(s.requiredGainPercent - 5.0) < 1e-9);
+
+        // Beyond the noise but the engine's back-to-back comparison is not FASTER.
+        std::vector<g::Candidate> ambiguous{timedCandidate(0, 8.0, 8.00, true),
+                                            timedCandidate(1, 7.5, 7.50, true, 0.002, "AMBIGUOUS")};
+        s = g::selectCandidate(ambiguous, 0, g::SelectionRule{});
+        QCOMPARE(s.candidateIndex, 0);
+        QVERIFY(s.reason.find("AMBIGUOUS") != std::string::npos);
+
+        // A custom threshold.
+        g::SelectionRule tight;
+        tight.noiseThreshold = 0.01;
+        QCOMPARE(g::selectCandidate(c, 0, tight).candidateIndex, 1);
+    }
+
+    void tiesAndIneligibleCandidates() {
+        std::vector<g::Candidate> c{timedCandidate(0, 8.0, 8.0, true), timedCandidate(1, 7.0, 7.0, true),
+                                    timedCandidate(2, 7.0, 7.0, true), timedCandidate(3, 6.0, 6.0, true),
+                                    timedCandidate(4, 6.0, 0.0, true)};
+        c[3].error = "failed while re-timed: CUBLAS_STATUS_EXECUTION_FAILED";
+        // c[4] was never re-timed (no final): it cannot be selected
+        const g::Selection s = g::selectCandidate(c, 0, g::SelectionRule{});
+        QCOMPARE(s.candidateIndex, 1);  // equal medians: the lower index
+        QVERIFY(!g::eligibleUnderRule(c[3], g::SelectionRule{}));
+        g::Candidate nan = timedCandidate(5, 5.0, 5.0, true);
+        nan.parity.finite = false;
+        QVERIFY(!g::eligibleUnderRule(nan, g::SelectionRule{}));
+
+        // Nothing eligible: the baseline stays, and says why.
+        std::vector<g::Candidate> none{timedCandidate(0, 8.0, 8.0, true), timedCandidate(1, 6.0, 6.0, false)};
+        const g::Selection keep = g::selectCandidate(none, 0, g::SelectionRule{});
+        QCOMPARE(keep.candidateIndex, 0);
+        QVERIFY(keep.reason.find("bitwise") != std::string::npos);
+        QCOMPARE(g::selectCandidate({}, 0, g::SelectionRule{}).candidateIndex, -1);
+    }
+
+    // --- Guided search --------------------------------------------------------------------------------------
+    void neighboursOfEachMove() {
+        g::SearchOptions options;
+        for (std::uint16_t id = 0; id < 52; ++id) options.clusterShapeIds.push_back(id);
+        g::AlgoConfig c;
+        c.algorithmId = 66;
+        c.tileId = 428;
+        c.stagesId = 35;
+        c.clusterShape = 3;
+        c.splitK = -1;  // sentinel from a heuristic
+        const auto caps = algo66Caps();
+        const auto clusters = g::neighbours(c, caps, g::SearchMove::Cluster, options);
+        QCOMPARE(clusters.size(), std::size_t(52));  // split-k reset to 1, so even cluster 3 differs from c
+        for (const auto& n : clusters) QCOMPARE(n.splitK, 1);
+        c.splitK = 1;
+        QCOMPARE(g::neighbours(c, caps, g::SearchMove::Cluster, options).size(), std::size_t(51));
+        QCOMPARE(g::neighbours(c, caps, g::SearchMove::CustomOption, options).size(), std::size_t(7));
+        QCOMPARE(g::neighbours(c, caps, g::SearchMove::Swizzle, options).size(), std::size_t(0));
+        QCOMPARE(g::neighbours(c, caps, g::SearchMove::TileStages, options).size(), caps.tileIds.size() * 5 - 1);
+        QCOMPARE(g::neighbours(c, caps, g::SearchMove::SplitK, options).size(), std::size_t(5 * 2));
+        const auto tiles = g::neighbours(c, caps, g::SearchMove::Tile, options);
+        QCOMPARE(tiles.size(), caps.tileIds.size() - 1);
+    }
+
+    void searchFindsOptimumAwayFromTheHeuristic() {
+        Landscape land;
+        std::vector<g::Candidate> candidates;
+        g::Candidate heuristic;
+        heuristic.index = 0;
+        heuristic.config.algorithmId = 66;
+        heuristic.config.tileId = 420;
+        heuristic.config.stagesId = 36;
+        heuristic.config.clusterShape = 2;
+        heuristic.config.customOption = 0;
+        heuristic.source = "heuristic 64 MiB #0";
+        heuristic.firstPass = g::FirstPass{{Landscape::timeMs(heuristic.config)}, Landscape::timeMs(heuristic.config), 2, -1};
+        heuristic.parity.checked = true;
+        heuristic.parity.bitwiseEqualToBaseline = true;
+        candidates.push_back(heuristic);
+
+        g::SearchOptions options;
+        for (std::uint16_t id = 0; id < 52; ++id) options.clusterShapeIds.push_back(id);
+        options.workspaceCapBytes = 64ull << 20;
+        g::GuidedSearch search({{66, algo66Caps()}, {31, g::AlgoCapabilities{}}}, options);
+        int evaluations = 0;
+        const g::SearchStats stats = search.run(
+            candidates,
+            [&](const g::AlgoConfig& c) {
+                ++land.checks;
+                g::CheckResult r;
+                if (!Landscape::valid(c)) {
+                    r.apiStatus = 15;
+                    r.failedCall = "cublasLtMatmulAlgoCheck";
+                }
+                return r;
+            },
+            [&](std::vector<g::Candidate>& batch) {
+                QVERIFY(int(batch.size()) <= options.batchSize);
+                for (auto& c : batch) {
+                    ++evaluations;
+                    ++land.timesEvaluated[c.config];
+                    const double t = Landscape::timeMs(c.config);
+                    c.firstPass = g::FirstPass{{t}, t, 2, -1};
+                    c.parity.checked = true;
+                    c.parity.bitwiseEqualToBaseline = true;
+                }
+            },
+            [&]() { return 400.0 - evaluations; },  // the "clock": one second per timed candidate
+            [](const g::Candidate& c) { return c.parity.bitwiseEqualToBaseline; });
+
+        double best = 1e9;
+        g::AlgoConfig bestConfig;
+        for (const auto& c : candidates)
+            if (c.firstPass && c.firstPass->medianMs < best) {
+                best = c.firstPass->medianMs;
+                bestConfig = c.config;
+            }
+        QCOMPARE(bestConfig.tileId, std::uint32_t(428));
+        QCOMPARE(bestConfig.customOption, std::uint32_t(5));
+        QCOMPARE(bestConfig.clusterShape, std::uint16_t(3));
+        QCOMPARE(bestConfig.stagesId, std::uint32_t(35));
+        QVERIFY(std::fabs(best - 8.0) < 1e-12);
+        // Nothing is timed twice, nothing invalid is timed, and the budget holds.
+        for (const auto& [config, n] : land.timesEvaluated) {
+            QCOMPARE(n, 1);
+            QVERIFY(Landscape::valid(config));
+        }
+        QVERIFY(evaluations <= 400 + options.batchSize);  // the clock is read between batches
+        QCOMPARE(int(stats.timed), evaluations);
+        QVERIFY(stats.checks >= stats.timed);
+        QVERIFY(!stats.log.empty());
+        for (std::size_t i = 0; i < candidates.size(); ++i) QCOMPARE(candidates[i].index, int(i));
+    }
+
+    void searchStopsWhenTheBudgetIsGone() {
+        std::vector<g::Candidate> candidates;
+        g::Candidate h;
+        h.config.algorithmId = 66;
+        h.config.tileId = 428;
+        h.config.clusterShape = 2;
+        h.firstPass = g::FirstPass{{9.0}, 9.0, 2, -1};
+        h.parity.checked = true;
+        h.parity.bitwiseEqualToBaseline = true;
+        candidates.push_back(h);
+        g::SearchOptions options;
+        options.clusterShapeIds = {0, 2, 3};
+        options.batchSize = 2;
+        g::GuidedSearch search({{66, algo66Caps()}}, options);
+        int evaluations = 0, batches = 0;
+        std::size_t checksAnnounced = 0;
+        const g::SearchStats stats = search.run(
+            candidates, [](const g::AlgoConfig&) { return g::CheckResult{}; },
+            [&](std::vector<g::Candidate>& batch) {
+                ++batches;
+                for (auto& c : batch) {
+                    ++evaluations;
+                    c.firstPass = g::FirstPass{{9.5}, 9.5, 2, -1};
+                    c.parity.checked = true;
+                    c.parity.bitwiseEqualToBaseline = true;
+                }
+            },
+            [&]() { return 3.0 - batches; }, [](const g::Candidate&) { return true; }, {},
+            [&](std::size_t proposals) { checksAnnounced += proposals; });
+        // The clock allows 3 batches of 2; the search stops there and says so.
+        QCOMPARE(batches, 3);
+        QCOMPARE(evaluations, 6);
+        QVERIFY(stats.budgetExhausted);
+        QVERIFY(checksAnnounced >= stats.checks);
+    }
+
+    void launchFailuresAreRecordedNotFatal() {
+        std::vector<g::Candidate> candidates;
+        g::Candidate h;
+        h.config.algorithmId = 66;
+        h.config.tileId = 428;
+        h.config.clusterShape = 2;
+        h.firstPass = g::FirstPass{{9.0}, 9.0, 2, -1};
+        h.parity.checked = true;
+        h.parity.bitwiseEqualToBaseline = true;
+        candidates.push_back(h);
+        g::SearchOptions options;
+        options.clusterShapeIds = {0, 2, 3, 4};
+        g::GuidedSearch search({{66, algo66Caps()}}, options);
+        int evaluations = 0;
+        const g::SearchStats stats = search.run(
+            candidates, [](const g::AlgoConfig&) { return g::CheckResult{}; },
+            [&](std::vector<g::Candidate>& batch) {
+                for (auto& c : batch) {
+                    ++evaluations;
+                    c.error = "cublasLtMatmul failed: CUBLAS_STATUS_EXECUTION_FAILED";
+                }
+            },
+            [&]() { return 1000.0 - evaluations; }, [](const g::Candidate&) { return true; });
+        QVERIFY(stats.launchFailures > 0);
+        QCOMPARE(int(stats.launchFailures), evaluations);
+        QVERIFY(candidates.size() > 1);
+        QVERIFY(!candidates.back().error.empty());
+        // Every launch failing: the search gives up after 64 in a row instead of burning the budget.
+        QVERIFY(stats.stoppedByFailures);
+        QVERIFY(evaluations < 1000);
+    }
+
+    // --- Report ---------------------------------------------------------------------------------------------
+    void reportLoadsThroughTheReportModel() {
+        g::ExplorationResult r = minimalResult();
+        const Json report = g::buildExplorerReport(r);
+        const std::string text = tunescope::dumpJson(report);
+        const tunescope::CublasLtReport model = tunescope::parseReportText(text, "explore.json");
+        QCOMPARE(model.mode.value(), std::string("gemm-explore"));
+        QCOMPARE(model.heuristics.size(), std::size_t(2));
+        QCOMPARE(model.heuristics[0].algorithms[0].config.split_k, std::int64_t(-2));  // sentinel kept
+        QCOMPARE(model.heuristics[0].algorithms[0].config.cluster_shape.value(), std::int64_t(3));
+        QVERIFY(model.selected);
+        QCOMPARE(model.selected->config.algorithm_id, std::int64_t(66));
+        QCOMPARE(model.selected->config.tile_id, std::int64_t(428));
+        QCOMPARE(model.selected->config.cluster_shape.value(), std::int64_t(3));
+        QCOMPARE(model.environment->device.value(), std::string("NVIDIA H200"));
+        QCOMPARE(model.environment->device_capability.value(), (std::vector<std::int64_t>{9, 0}));
+        QCOMPARE(model.environment->extension->cublaslt_runtime_version.value(), std::int64_t(130100));
+        QVERIFY(!model.errors_and_unsupported.empty());
+        QCOMPARE(model.errors_and_unsupported[0].feature, std::string("Stream-K"));
+        QCOMPARE(model.baseline_kernel_metadata->output_sha256.value(), std::string(64, 'a'));
+
+        // Our extensions are there, and replay finds what it needs.
+        QCOMPARE(report["candidates"].size(), std::size_t(2));
+        QCOMPARE(report["candidates"][1]["parity"]["bitwise_equal_to_baseline"].get<bool>(), true);
+        QCOMPARE(report["selected"]["improvement_percent"].get<double>(), r.selection.gainPercent);
+        const g::ReplayPlan plan = g::replayPlanFromReport(report, "explore.json");
+        QCOMPARE(plan.cublasLtVersion, std::uint64_t(130100));
+        QCOMPARE(plan.selected.tileId, std::uint32_t(428));
+        QCOMPARE(plan.selectedRaw, r.candidates[1].raw);
+        QCOMPARE(plan.baselineRaw, r.candidates[0].raw);
+        QCOMPARE(plan.spec.m, std::int64_t(37824));
+        QCOMPARE(plan.spec.mLogical, std::int64_t(37810));
+        QCOMPARE(plan.dataSeed, std::uint64_t(7));
+        QCOMPARE(plan.selectedSha256, std::string(64, 'a'));
+
+        // A report that selected nothing cannot be replayed, and says where.
+        Json empty = report;
+        empty["selected"] = nullptr;
+        QCOMPARE(expectError([&] { g::replayPlanFromReport(empty, "x.json"); }).jsonPath(), std::string("/selected"));
+        Json broken = report;
+        broken["selected"]["raw_algo_hex"] = "00";
+        QCOMPARE(expectError([&] { g::replayPlanFromReport(broken, "x.json"); }).jsonPath(),
+                 std::string("/selected/raw_algo_hex"));
+    }
+
+    void failedExplorationStillWritesAReport() {
+        g::ExplorationResult r = minimalResult();
+        r.candidates.clear();
+        r.baselineIndex = -1;
+        r.selection = g::Selection{};
+        r.failure = "NVFP4 needs a Blackwell GPU (sm_100 or later)";
+        r.unsupported = true;
+        r.errorsAndUnsupported.push_back({"nvfp4 TN on sm_90", false, r.failure});
+        const Json report = g::buildExplorerReport(r);
+        QVERIFY(report["selected"].is_null());
+        QCOMPARE(report["failure"].get<std::string>(), r.failure);
+        const tunescope::CublasLtReport model = tunescope::parseReportText(tunescope::dumpJson(report), "x.json");
+        QVERIFY(!model.selected);
+        QCOMPARE(model.errors_and_unsupported.back().reason.value(), r.failure);
+    }
+
+private:
+    static g::ExplorationResult minimalResult() {
+        g::ExplorationResult r;
+        r.spec.m = 37824;
+        r.spec.n = 5376;
+        r.spec.k = 14336;
+        r.spec.mLogical = 37810;
+        r.dataSeed = 7;
+        r.environment.device = "NVIDIA H200";
+        r.environment.ccMajor = 9;
+        r.environment.cublasLtVersion = 130100;
+        r.environment.platform = "Linux-test";
+        r.errorsAndUnsupported.push_back({"Stream-K", false, "no public control"});
+        for (std::uint64_t ws : {0ull, 64ull << 20}) {
+            g::HeuristicSet set;
+            set.maxWorkspaceBytes = ws;
+            set.requestedCount = 32;
+            set.returnedCount = 1;
+            g::HeuristicAlgo a;
+            a.config.algorithmId = 66;
+            a.config.tileId = 23;
+            a.config.stagesId = 35;
+            a.config.splitK = -2;
+            a.config.reductionScheme = 2;
+            a.config.clusterShape = 3;
+            a.capabilities = algo66Caps();
+            a.raw[0] = 66;
+            set.algorithms.push_back(a);
+            r.heuristics.push_back(set);
+        }
+        g::Candidate base = timedCandidate(0, 8.2, 8.2, true);
+        base.raw[0] = 66;
+        base.raw[5] = 1;
+        base.parity.sha256 = std::string(64, 'a');
+        g::Candidate best = timedCandidate(1, 7.5, 7.5, true);
+        best.config.tileId = 428;
+        best.config.clusterShape = 3;
+        best.raw[0] = 66;
+        best.raw[9] = 0xfe;
+        best.parity.sha256 = std::string(64, 'a');
+        r.candidates = {base, best};
+        r.baselineIndex = 0;
+        r.baselineWorkspaceBytes = 64ull << 20;
+        r.selection = g::selectCandidate(r.candidates, 0, r.rule);
+        return r;
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGemmExplorer)
+#include "tst_gemm_explorer.moc"
