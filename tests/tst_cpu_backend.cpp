@@ -185,6 +185,28 @@ private slots:
         }
     }
 
+    void nonFiniteInputsFollowTheScalarSemantics() {
+        // The vector paths hand rows with NaN or infinity to the scalar path: the results are those of the
+        // formula in float with bf16::fromFloat (NaN stays NaN, 1/sqrt(inf) = 0, inf * 0 = NaN).
+        const std::int64_t rows = 70000;  // large enough for the streaming-store path
+        std::vector<std::uint16_t> x = randomInput(rows, 11);
+        x[5 * 128 + 3] = 0x7fc0;    // NaN in row 5
+        x[9 * 128 + 100] = 0x7f80;  // +inf in row 9
+        std::vector<std::uint16_t> y(x.size(), 0);
+        std::vector<float> rstd(std::size_t(rows), 0.0f);
+        cpu::l2normForward(x.data(), y.data(), rstd.data(), rows, 1e-6f, 2);
+        QVERIFY(std::isnan(rstd[5]));
+        for (int i = 0; i < 128; ++i) QVERIFY(std::isnan(bf16::toFloat(y[5 * 128 + i])));
+        QCOMPARE(rstd[9], 0.0f);
+        for (int i = 0; i < 128; ++i) {
+            const float expected = bf16::toFloat(bf16::fromFloat(bf16::toFloat(x[9 * 128 + i]) * 0.0f));
+            const float got = bf16::toFloat(y[9 * 128 + i]);
+            QVERIFY(std::isnan(expected) ? std::isnan(got) : got == expected);
+        }
+        // The rows around them are untouched by their neighbours' trouble.
+        QVERIFY(std::isfinite(rstd[4]) && std::isfinite(rstd[6]) && std::isfinite(rstd[10]));
+    }
+
     void threadCountDoesNotChangeResults() {
         const std::int64_t rows = 10000;
         const std::vector<std::uint16_t> x = randomInput(rows, 7);

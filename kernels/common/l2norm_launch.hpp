@@ -6,7 +6,15 @@
 namespace tunescope::l2norm {
 
 // Cache hints on the kernel's 16-byte loads and stores (CUDA PTX qualifiers; HIP ignores all but the default).
-enum class LoadHint : int { kNoAllocate = 0, kReadOnly = 1, kEvictFirst = 2, kNoAllocatePrefetch256 = 3 };
+enum class LoadHint : int {
+    kNoAllocate = 0,              // ld.global.nc.L1::no_allocate
+    kReadOnly = 1,                // ld.global.nc
+    kEvictFirst = 2,              // ld.global.cs
+    kNoAllocatePrefetch256 = 3,   // ld.global.nc.L1::no_allocate.L2::256B
+    kPlain = 4,                   // ld.global (what Triton emits)
+    kPlainNoAllocate = 5,         // ld.global.L1::no_allocate
+};
+inline constexpr int kLoadHintCount = 6;
 enum class StoreHint : int { kWriteBack = 0, kStreaming = 1 };
 
 struct LaunchArgs {
@@ -15,7 +23,7 @@ struct LaunchArgs {
     float* rstd = nullptr;      // [rows] fp32
     float eps = 1e-6f;
     std::int64_t rows = 0;
-    LoadHint loadHint = LoadHint::kNoAllocate;
+    LoadHint loadHint = LoadHint::kReadOnly;
     StoreHint storeHint = StoreHint::kWriteBack;
     void* stream = nullptr;     // cudaStream_t / hipStream_t
 };
