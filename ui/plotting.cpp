@@ -494,6 +494,14 @@ void PlotWidget::buildCandidates() {
 }
 
 std::optional<QPoint> PlotWidget::positionOfPoint(int index) const {
+    if (kind_ == Kind::Heatmap) {
+        // Cells in row-major order: NB row, then config column.
+        const int columns = static_cast<int>(heatmapColumns_.size());
+        if (!results_ || columns == 0 || index < 0 || index >= columns * static_cast<int>(results_->nbs().size()))
+            return std::nullopt;
+        return QPoint(static_cast<int>(plot_->xAxis->coordToPixel(index / columns)),
+                      static_cast<int>(plot_->yAxis->coordToPixel(index % columns)));
+    }
     if (index < 0 || index >= static_cast<int>(hoverPoints_.size())) return std::nullopt;
     const HoverPoint& point = hoverPoints_[static_cast<std::size_t>(index)];
     if (kind_ == Kind::Candidates)
@@ -575,6 +583,11 @@ bool PlotWidget::eventFilter(QObject* watched, QEvent* event) {
 }
 
 void PlotWidget::resetView() { refresh(); }
+
+double PlotWidget::replotNowMs() {
+    plot_->replot(QCustomPlot::rpImmediateRefresh);
+    return plot_->replotTime();
+}
 
 bool PlotWidget::exportTo(const QString& path, QString* error, int width, int height) {
     const QString suffix = QFileInfo(path).suffix().toLower();

@@ -66,6 +66,8 @@ public:
     QString hoverTextAt(const QPoint& position) const;
     // The number of data points drawn (tests and the benchmark check that the plot is not empty).
     int pointCount() const { return pointCount_; }
+    // Redraws now and returns how long the redraw took (ms): what panning and zooming cost.
+    double replotNowMs();
     // The widget position of a drawn point, for tests that hover it.
     std::optional<QPoint> positionOfPoint(int index) const;
 

@@ -1,0 +1,283 @@
+// Every GUI model under QAbstractItemModelTester, fed with the seeds and a results file: the policy table with
+// result columns, validation, diff, JSON tree, cuBLASLt heuristics and split-k models; the validation panel's
+// jump to the named cell; plots (points drawn, hover text, exports).
+#include <QAbstractItemModelTester>
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QSignalSpy>
+#include <QStandardItemModel>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeView>
+
+#include "bench/synthetic_results.hpp"
+#include "cublasltview.hpp"
+#include "diffview.hpp"
+#include "jsontreemodel.hpp"
+#include "mainwindow.hpp"
+#include "plotsview.hpp"
+#include "policyeditor.hpp"
+#include "policytablemodel.hpp"
+#include "profiledocument.hpp"
+#include "resultsdocument.hpp"
+#include "validationmodel.hpp"
+
+using namespace tunescope;
+using namespace tunescope::ui;
+
+namespace {
+
+QString sample(const char* name) {
+    return QDir(qEnvironmentVariable("TUNESCOPE_PROFILES")).filePath(QString::fromLatin1(name));
+}
+
+std::unique_ptr<QAbstractItemModelTester> test(QAbstractItemModel* model) {
+    return std::make_unique<QAbstractItemModelTester>(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+}
+
+}  // namespace
+
+class TestUiModels : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        QVERIFY(dir.isValid());
+        profilePath = dir.filePath(QStringLiteral("profile.json"));
+        QVERIFY(QFile::copy(sample("fla-l2norm-gfx942-profile.json"), profilePath));
+        QFile::setPermissions(profilePath, QFile::ReadOwner | QFile::WriteOwner);
+        resultsPath = dir.filePath(QStringLiteral("results.jsonl"));
+        QCOMPARE(synthetic::writeSyntheticResults(resultsPath.toStdString(), 8, 6), std::size_t(8 * 76));
+    }
+
+    void policyTableWithResults() {
+        ProfileDocument document;
+        ResultsDocument results;
+        PolicyTableModel model(&document);
+        auto tester = test(&model);
+        QString error;
+        QVERIFY2(document.load(profilePath, &error), qPrintable(error));
+        model.setResults(&results);
+        QCOMPARE(model.columnCount(), int(PolicyTableModel::kProfileColumns));
+        QVERIFY2(results.load(resultsPath, &error), qPrintable(error));
+        QCOMPARE(model.columnCount(), int(PolicyTableModel::kResultColumns));
+        QCOMPARE(results.index().nbs().size(), std::size_t(8));
+        QCOMPARE(results.index().configs().size(), std::size_t(75));
+        // NB 1: the seed's BT32 w8 s3 is in the grid, so it has a median, a best config and a regret >= 0.
+        QVERIFY(!model.index(0, PolicyTableModel::MeasuredColumn).data().toString().isEmpty());
+        QVERIFY(model.index(0, PolicyTableModel::BestColumn).data().toString().startsWith(QStringLiteral("BT")));
+        const QString regret = model.index(0, PolicyTableModel::RegretColumn).data().toString();
+        QVERIFY2(regret.contains(QLatin1Char('%')), qPrintable(regret));
+        QVERIFY2(!regret.startsWith(QLatin1Char('-')), qPrintable(regret));  // never faster than the best
+        // NB 20 was not measured: no result cells.
+        QVERIFY(model.index(19, PolicyTableModel::MeasuredColumn).data().isNull());
+        // Editing the config changes the measured median shown (it follows the policy).
+        const QString before = model.index(0, PolicyTableModel::MeasuredColumn).data().toString();
+        QVERIFY(model.setData(model.index(0, PolicyTableModel::WarpsColumn), 1));
+        QVERIFY(model.index(0, PolicyTableModel::MeasuredColumn).data().toString() != before);
+        document.undoStack()->undo();
+        QCOMPARE(model.index(0, PolicyTableModel::MeasuredColumn).data().toString(), before);
+        results.clear();
+        QCOMPARE(model.columnCount(), int(PolicyTableModel::kProfileColumns));
+    }
+
+    void validationModelOnSeed() {
+        ProfileDocument document;
+        ValidationPanel panel(&document);
+        auto tester = test(panel.model());
+        QString error;
+        QVERIFY(document.load(profilePath, &error));
+        panel.revalidate();
+        const ValidationResult& result = panel.model()->result();
+        QVERIFY(result.valid());
+        QCOMPARE(result.withRule("basis-prospective").size() + 0, std::size_t(18));
+        QVERIFY(panel.model()->rowCount() >= 19);  // 18 prospective warnings + the missing l2norm_fwd_kernel.json
+    }
+
+    void validationUpdatesAsTheUserEdits() {
+        ProfileDocument document;
+        ValidationPanel panel(&document);
+        PolicyTableModel model(&document);
+        QString error;
+        QVERIFY(document.load(profilePath, &error));
+        QVERIFY(panel.model()->result().valid());
+        // Make NB 1's entry claim production's choice with another config: an error the validator names.
+        PolicyEntry entry = *document.entry(1);
+        entry.config.num_warps = 2;
+        QVERIFY(document.setEntries({entry}, QStringLiteral("test edit")));
+        QTRY_VERIFY(!panel.model()->result().valid());
+        bool named = false;
+        for (const Diagnostic& d : panel.model()->result().diagnostics)
+            named = named || (d.severity == Severity::Error && QString::fromStdString(d.path).startsWith(QStringLiteral("/per_NB_policy/0")));
+        QVERIFY(named);
+        document.undoStack()->undo();
+        QTRY_VERIFY(panel.model()->result().valid());
+    }
+
+    void validationJumpSelectsTheNamedCell() {
+        MainWindow window;
+        QVERIFY(window.openProfile(profilePath, true));
+        window.validationPanel()->revalidate();
+        ValidationModel* model = window.validationPanel()->model();
+        int row = -1;
+        for (int r = 0; r < model->rowCount(); ++r)
+            if (model->index(r, ValidationModel::PathColumn).data().toString() == QStringLiteral("/per_NB_policy/13/basis")) row = r;
+        QVERIFY2(row >= 0, "the seed's NB 14 prospective warning");
+        QSignalSpy jumps(window.validationPanel(), &ValidationPanel::jumpRequested);
+        QTableView* view = window.validationPanel()->view();
+        view->setCurrentIndex(model->index(row, 0));
+        emit view->activated(model->index(row, 0));  // what a double-click or Enter does
+        QCOMPARE(jumps.count(), 1);
+        QCOMPARE(window.pages()->currentIndex(), int(MainWindow::Page::Policy));
+        const QModelIndex current = window.policyEditor()->view()->currentIndex();
+        QCOMPARE(current.row(), 13);
+        QCOMPARE(current.column(), int(PolicyTableModel::BasisColumn));
+        QCOMPARE(current.data(PolicyTableModel::NbRole).toInt(), 14);
+
+        // A pointer outside the table lands on the document tree.
+        window.jumpToPointer(QStringLiteral("/files/0/sha256"));
+        QCOMPARE(window.pages()->currentIndex(), int(MainWindow::Page::Document));
+        QCOMPARE(window.documentTree()->currentIndex().data(JsonTreeModel::PointerRole).toString(), QStringLiteral("/files/0/sha256"));
+    }
+
+    void diffModel() {
+        ProfileDocument document;
+        QString error;
+        QVERIFY(document.load(profilePath, &error));
+        DiffView view(&document);
+        auto tester = test(view.model());
+        QCOMPARE(view.model()->rowCount(), 0);  // disk vs editor, no edits
+        PolicyTableModel model(&document);
+        QVERIFY(model.applyConfigOfRow(8, {13, 14}));  // NB 9's config onto NB 14, 15
+        QCOMPARE(view.model()->rowCount(), 2);
+        QCOMPARE(view.model()->index(0, DiffModel::NbColumn).data().toInt(), 14);
+        QVERIFY(view.model()->index(0, DiffModel::AfterColumn).data().toString().contains(QStringLiteral("BT=8")));
+        QVERIFY(view.model()->index(0, DiffModel::BasisColumn).data().toString().contains(QStringLiteral("->")));
+        // Against the report file (not a profile) the diff refuses with a message naming it.
+        QVERIFY(!view.setLeftFile(sample("cublaslt-gb10-nvfp4-fc2-report.json"), &error));
+        QVERIFY(error.contains(QStringLiteral("cublaslt-gb10")));
+    }
+
+    void jsonTreeModel() {
+        JsonTreeModel model;
+        auto tester = test(&model);
+        model.setDocument(readJsonFile(profilePath.toStdString()));
+        const QModelIndex index = model.indexForPointer(QStringLiteral("/per_NB_policy/13/config/num_warps"));
+        QVERIFY(index.isValid());
+        QCOMPARE(index.data().toString(), QStringLiteral("num_warps"));
+        QCOMPARE(model.index(index.row(), JsonTreeModel::ValueColumn, index.parent()).data().toString(), QStringLiteral("8"));
+        // A missing member lands on its deepest existing ancestor.
+        QCOMPARE(model.indexForPointer(QStringLiteral("/supported/nope")).data(JsonTreeModel::PointerRole).toString(),
+                 QStringLiteral("/supported"));
+        QCOMPARE(jsonPointerTokens(QStringLiteral("/a~1b/c~0d")), (QStringList{QStringLiteral("a/b"), QStringLiteral("c~d")}));
+    }
+
+    void cublasLtModelsOnSeedReport() {
+        CublasLtView view;
+        auto heuristicsTester = test(view.heuristicsModel());
+        auto splitKTester = test(view.splitKModel());
+        QString error;
+        QVERIFY2(view.openReport(sample("cublaslt-gb10-nvfp4-fc2-report.json"), &error), qPrintable(error));
+        QStandardItemModel* heuristics = view.heuristicsModel();
+        QCOMPARE(heuristics->rowCount(), 6);  // workspace sizes 0, 4, 8, 16, 32, 64 MiB
+        QCOMPARE(heuristics->item(0)->rowCount(), 5);
+        QCOMPARE(heuristics->item(1)->rowCount(), 7);
+        // The heuristic sentinel split_k -2 is shown as it is.
+        QCOMPARE(heuristics->item(0)->child(0, 4)->text(), QStringLiteral("-2"));
+        QStandardItemModel* splitK = view.splitKModel();
+        QCOMPARE(splitK->rowCount(), 5);  // split 1, 2, 4, 8, 16
+        QVERIFY(splitK->item(0, 0)->text().startsWith(QStringLiteral("valid")));
+        bool invalidSeen = false;
+        for (int row = 1; row < splitK->rowCount(); ++row)
+            for (int column = 0; column < splitK->columnCount(); ++column)
+                invalidSeen = invalidSeen || splitK->item(row, column)->text().startsWith(QStringLiteral("invalid"));
+        QVERIFY(invalidSeen);
+        // The seed has no per-candidate timings: its end-to-end run is charted, both runs bitwise equal.
+        const auto bars = candidateBars(*view.report());
+        QCOMPARE(bars.size(), std::size_t(2));
+        QVERIFY(bars[0].baseline);
+        QVERIFY(bars[1].selected);
+        QCOMPARE(bars[1].parity, CandidateBar::Parity::BitwiseEqual);
+        QVERIFY(bars[1].medianMs < bars[0].medianMs);
+        QVERIFY(view.candidatesPlot()->pointCount() == 2);
+        QVERIFY(selectionSummary(*view.report()).contains(QStringLiteral("algo 70")));
+    }
+
+    void explorerReportCandidates() {
+        // An explorer-style report: candidates with finalists, parity, and a selection naming them.
+        Json report = readJsonFile(sample("cublaslt-gb10-nvfp4-fc2-report.json").toStdString());
+        Json candidates = Json::array();
+        for (int i = 0; i < 3; ++i) {
+            Json c = {{"index", i}, {"source", "test"}, {"algorithm_id", 70}, {"tile_id", 20}, {"stages_id", 37},
+                      {"split_k", 1}, {"reduction_scheme", 0}, {"custom_option", i}, {"cta_swizzle", 0},
+                      {"inner_shape", 0}, {"cluster_shape", 0}};
+            c["final"] = {{"median_ms", 2.0 - 0.1 * i}, {"p20_ms", 1.95 - 0.1 * i}, {"p80_ms", 2.05 - 0.1 * i}};
+            c["parity"] = {{"bitwise_equal_to_baseline", i != 2}, {"max_rel_error", i == 2 ? 0.5 : 0.0}};
+            candidates.push_back(c);
+        }
+        report["candidates"] = candidates;
+        report["selected"]["candidate_index"] = 1;
+        report["selected"]["baseline_candidate_index"] = 0;
+        const auto bars = candidateBars(parseReport(report, "explorer.json"));
+        QCOMPARE(bars.size(), std::size_t(3));
+        QCOMPARE(bars[0].medianMs, 1.8);  // sorted fastest first
+        QCOMPARE(bars[0].parity, CandidateBar::Parity::Different);
+        QVERIFY(bars[1].selected);
+        QCOMPARE(bars[1].parity, CandidateBar::Parity::BitwiseEqual);
+        QVERIFY(bars[2].baseline);
+    }
+
+    void plotsDrawHoverAndExport() {
+        ProfileDocument document;
+        ResultsDocument results;
+        QString error;
+        QVERIFY(document.load(profilePath, &error));
+        QVERIFY(results.load(resultsPath, &error));
+        PlotsView view(&document, &results);
+        view.resize(1200, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        PlotWidget* latency = view.latencyPlot();
+        QCOMPARE(latency->pointCount(), 8 * 75);
+        QCOMPARE(view.heatmapPlot()->pointCount(), 8 * 75);
+        QCOMPARE(view.bandwidthPlot()->pointCount(), 8 + 8 + 8);  // best, copy ceiling, profile's config per NB
+        latency->replotNowMs();
+        const auto position = latency->positionOfPoint(0);
+        QVERIFY(position.has_value());
+        const QString hover = latency->hoverTextAt(*position);
+        QVERIFY2(hover.contains(QStringLiteral("NB 1")) && hover.contains(QStringLiteral("median")), qPrintable(hover));
+        QVERIFY(latency->hoverTextAt(QPoint(2, 2)).isEmpty());
+        for (const QString& suffix : {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
+            const QString path = dir.filePath(QStringLiteral("latency.") + suffix);
+            QVERIFY2(latency->exportTo(path, &error, 800, 500), qPrintable(error));
+            QVERIFY(QFileInfo(path).size() > 1000);
+        }
+        QImage png(dir.filePath(QStringLiteral("latency.png")));
+        QCOMPARE(png.size(), QSize(800, 500));
+        QFile svg(dir.filePath(QStringLiteral("latency.svg")));
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        QVERIFY(svg.readAll().contains("<svg"));
+        QVERIFY(!latency->exportTo(dir.filePath(QStringLiteral("latency.bmpx")), &error));
+        QVERIFY(error.contains(QStringLiteral("unknown export format")));
+        QVERIFY(!latency->exportTo(QStringLiteral("/nonexistent-dir/latency.png"), &error));
+
+        // Heatmap hover names the cell.
+        PlotWidget* heatmap = view.heatmapPlot();
+        view.tabs()->setCurrentWidget(heatmap);
+        heatmap->replotNowMs();
+        const auto cell = heatmap->positionOfPoint(75 + 2);  // NB 2, third config
+        QVERIFY(cell.has_value());
+        const QString cellText = heatmap->hoverTextAt(*cell);
+        QVERIFY2(cellText.startsWith(QStringLiteral("NB 2  BT8 w1 s4")), qPrintable(cellText));
+        QVERIFY(cellText.contains(QStringLiteral("x the best at this NB")));
+    }
+
+private:
+    QTemporaryDir dir;
+    QString profilePath;
+    QString resultsPath;
+};
+
+QTEST_MAIN(TestUiModels)
+#include "tst_ui_models.moc"

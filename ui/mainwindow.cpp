@@ -1,0 +1,474 @@
+#include "mainwindow.hpp"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QIcon>
+#include <QKeySequence>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTreeView>
+#include <QUndoStack>
+
+#include "apppaths.hpp"
+#include "cublasltview.hpp"
+#include "diffview.hpp"
+#include "jsontreemodel.hpp"
+#include "plotsview.hpp"
+#include "policyeditor.hpp"
+#include "policytablemodel.hpp"
+#include "profiledocument.hpp"
+#include "resultsdocument.hpp"
+#include "signingactions.hpp"
+#include "sweepview.hpp"
+#include "tunescope/canonical_json.hpp"
+#include "tunescope/fla_cache.hpp"
+#include "tunescope/hashing.hpp"
+#include "tunescope/validation.hpp"
+#include "tunescope/version.hpp"
+#include "validationmodel.hpp"
+
+// The icons live in the ui library's resources; a static library needs them registered explicitly.
+static void initTuneScopeResources() { Q_INIT_RESOURCE(tunescope); }
+
+namespace tunescope::ui {
+namespace {
+
+const QString kRecentFiles = QStringLiteral("recentFiles");
+constexpr int kMaxRecent = 10;
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), profile_(new ProfileDocument(this)), results_(new ResultsDocument(this)),
+      pages_(new QTabWidget(this)), editor_(new PolicyEditor(profile_, results_, this)),
+      plots_(new PlotsView(profile_, results_, this)), sweep_(new SweepView(profile_, results_, this)),
+      cublasLt_(new CublasLtView(this)), diff_(new DiffView(profile_, this)), documentTree_(new QTreeView(this)),
+      documentModel_(new JsonTreeModel(this)), validation_(new ValidationPanel(profile_, this)),
+      validationDock_(new QDockWidget(tr("Validation"), this)), statusFile_(new QLabel(this)),
+      statusSignature_(new QLabel(this)) {
+    initTuneScopeResources();
+    setObjectName(QStringLiteral("mainWindow"));
+    setWindowIcon(QIcon(QStringLiteral(":/tunescope/tunescope.svg")));
+    setAcceptDrops(true);
+    pages_->setObjectName(QStringLiteral("pages"));
+    pages_->addTab(editor_, tr("Policy"));
+    pages_->addTab(plots_, tr("Plots"));
+    pages_->addTab(sweep_, tr("Sweep"));
+    pages_->addTab(cublasLt_, tr("cuBLASLt"));
+    pages_->addTab(diff_, tr("Diff"));
+    documentTree_->setObjectName(QStringLiteral("documentTree"));
+    documentTree_->setModel(documentModel_);
+    documentTree_->setUniformRowHeights(true);
+    documentTree_->setAlternatingRowColors(true);
+    pages_->addTab(documentTree_, tr("Document"));
+    setCentralWidget(pages_);
+
+    validationDock_->setObjectName(QStringLiteral("validationDock"));
+    validationDock_->setWidget(validation_);
+    addDockWidget(Qt::BottomDockWidgetArea, validationDock_);
+
+    statusFile_->setObjectName(QStringLiteral("statusFile"));
+    statusSignature_->setObjectName(QStringLiteral("statusSignature"));
+    statusBar()->addPermanentWidget(statusSignature_);
+    statusBar()->addPermanentWidget(statusFile_);
+
+    createMenus();
+
+    connect(validation_, &ValidationPanel::jumpRequested, this, &MainWindow::jumpToPointer);
+    connect(profile_, &ProfileDocument::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(profile_, &ProfileDocument::filePathChanged, this, &MainWindow::updateTitle);
+    connect(profile_, &ProfileDocument::reset, this, &MainWindow::refreshDocumentTree);
+    connect(profile_, &ProfileDocument::saved, this, &MainWindow::updateSignature);
+    documentTreeTimer_.setSingleShot(true);
+    documentTreeTimer_.setInterval(300);
+    connect(&documentTreeTimer_, &QTimer::timeout, this, &MainWindow::refreshDocumentTree);
+    connect(profile_, &ProfileDocument::entriesChanged, &documentTreeTimer_, qOverload<>(&QTimer::start));
+    auto showMessage = [this](const QString& text) { statusBar()->showMessage(text, 8000); };
+    connect(editor_, &PolicyEditor::message, this, showMessage);
+    connect(sweep_, &SweepView::message, this, showMessage);
+    connect(cublasLt_, &CublasLtView::message, this, showMessage);
+    connect(plots_, &PlotsView::hovered, this, [this](const QString& text) {
+        if (!text.isEmpty()) statusBar()->showMessage(QString(text).replace(QLatin1Char('\n'), QStringLiteral("  |  ")), 4000);
+    });
+    connect(cublasLt_, &CublasLtView::reportOpened, this, &MainWindow::addRecentFile);
+
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    if (!settings.contains(QStringLiteral("window/geometry"))) resize(1400, 900);
+    updateTitle();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open..."), this, &MainWindow::openDialog);
+    open->setShortcut(QKeySequence::Open);
+    open->setToolTip(tr("Open a profile, a sweep results file or a cuBLASLt report"));
+    QMenu* samples = file->addMenu(tr("Open &sample"));
+    const QStringList sampleFiles = bundledSamples();
+    for (const QString& sample : sampleFiles)
+        samples->addAction(QFileInfo(sample).fileName(), this, [this, sample] { openFile(sample); });
+    if (sampleFiles.isEmpty()) samples->addAction(tr("(no bundled samples found)"))->setEnabled(false);
+    recentMenu_ = file->addMenu(tr("Open &recent"));
+    rebuildRecentMenu();
+    file->addSeparator();
+    QAction* saveAction = file->addAction(tr("&Save"), this, [this] { save(); });
+    saveAction->setShortcut(QKeySequence::Save);
+    QAction* saveAsAction = file->addAction(tr("Save &as..."), this, &MainWindow::saveAsDialog);
+    saveAsAction->setShortcut(QKeySequence::SaveAs);
+    file->addSeparator();
+    file->addAction(tr("Export &FLA config cache..."), this, &MainWindow::exportFlaDialog);
+    file->addAction(tr("Export cuBLASLt &report..."), cublasLt_, &CublasLtView::exportDialog);
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = profile_->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = profile_->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    QAction* apply = edit->addAction(tr("Apply config of current row to selected NBs"), editor_,
+                                     &PolicyEditor::applyCurrentConfigToSelection);
+    apply->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
+    edit->addAction(tr("Promote measured winners"), sweep_, [this] {
+        if (sweep_->promoteWinners() < 0) QMessageBox::warning(this, tr("Promote measured winners"), sweep_->lastError());
+    });
+
+    QMenu* signing = menuBar()->addMenu(tr("&Signing"));
+    signing->addAction(tr("&Hash (SHA-256, canonical)..."), this, [this] {
+        if (!requireSavedProfile(tr("hash"))) return;
+        QString unsaved;
+        try {
+            if (profile_->isModified()) unsaved = QString::fromStdString(sha256Hex(canonicalize(toJson(profile_->profile()))));
+        } catch (const std::exception& e) {
+            unsaved = QString::fromStdString(e.what());
+        }
+        showHashDialog(this, profile_->filePath(), unsaved);
+    });
+    signing->addAction(tr("&Sign..."), this, [this] {
+        if (profile_->isModified() && !maybeSave()) return;
+        if (!requireSavedProfile(tr("sign"))) return;
+        if (!signDialog(this, profile_->filePath()).isEmpty()) updateSignature();
+    });
+    signing->addAction(tr("&Verify..."), this, [this] {
+        if (!requireSavedProfile(tr("verify"))) return;
+        verifyDialog(this, profile_->filePath());
+        updateSignature();
+    });
+    signing->addSeparator();
+    signing->addAction(tr("&Generate key pair..."), this, [this] { keygenDialog(this); });
+    signing->addAction(tr("&Trusted public keys..."), this, [this] {
+        trustedKeysDialog(this);
+        updateSignature();
+    });
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(validationDock_->toggleViewAction());
+    const QStringList names{tr("Policy"), tr("Plots"), tr("Sweep"), tr("cuBLASLt"), tr("Diff"), tr("Document")};
+    for (int i = 0; i < names.size(); ++i) {
+        QAction* action = view->addAction(names[i], this, [this, i] { pages_->setCurrentIndex(i); });
+        action->setShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + i)));
+    }
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About TuneScope"), this, [this] {
+        QMessageBox::about(this, tr("About TuneScope"),
+                           tr("TuneScope %1 (%2)\nA workbench for GPU kernel launch settings per problem size: l2norm "
+                              "profiles, NB sweeps and cuBLASLt exploration.")
+                               .arg(QString::fromStdString(versionString()), QString::fromStdString(gitSha())));
+    });
+}
+
+QStringList MainWindow::recentFiles() const { return QSettings().value(kRecentFiles).toStringList(); }
+
+void MainWindow::addRecentFile(const QString& path) {
+    if (path.isEmpty()) return;
+    QStringList files = recentFiles();
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    files.removeAll(absolute);
+    files.prepend(absolute);
+    while (files.size() > kMaxRecent) files.removeLast();
+    QSettings().setValue(kRecentFiles, files);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    if (!recentMenu_) return;
+    recentMenu_->clear();
+    const QStringList files = recentFiles();
+    for (const QString& path : files) recentMenu_->addAction(path, this, [this, path] { openFile(path); });
+    if (files.isEmpty()) recentMenu_->addAction(tr("(none yet)"))->setEnabled(false);
+    recentMenu_->addSeparator();
+    recentMenu_->addAction(tr("Clear list"), this, [this] {
+        QSettings().remove(kRecentFiles);
+        rebuildRecentMenu();
+    });
+}
+
+void MainWindow::fail(const QString& title, const QString& message, bool quiet) {
+    lastError_ = message;
+    statusBar()->showMessage(message, 10000);
+    if (!quiet) QMessageBox::warning(this, title, message);
+}
+
+bool MainWindow::openFile(const QString& path, bool quiet) {
+    const QFileInfo info(path);
+    if (!info.exists()) {
+        fail(tr("Open"), tr("%1: no such file").arg(path), quiet);
+        return false;
+    }
+    if (info.isDir()) {
+        fail(tr("Open"), tr("%1: is a folder, not a file").arg(path), quiet);
+        return false;
+    }
+    if (info.suffix() == QLatin1String("jsonl")) return openResults(path, quiet);
+    DocumentKind kind = DocumentKind::Unknown;
+    try {
+        kind = detectDocumentKind(readJsonFile(path.toStdString()));
+    } catch (const std::exception& e) {
+        // Not one JSON document: maybe results (JSON Lines) under another name.
+        QString resultsError;
+        if (results_->load(path, &resultsError)) {
+            addRecentFile(path);
+            showPage(Page::Plots);
+            return true;
+        }
+        fail(tr("Open"), QString::fromStdString(e.what()), quiet);
+        return false;
+    }
+    switch (kind) {
+    case DocumentKind::Profile: return openProfile(path, quiet);
+    case DocumentKind::CublasLtReport: return openReport(path, quiet);
+    default:
+        // A results file whose header happens to be the whole content, or something else.
+        if (results_->load(path, nullptr)) {
+            addRecentFile(path);
+            showPage(Page::Plots);
+            return true;
+        }
+        fail(tr("Open"),
+             tr("%1: not a profile, a sweep results file or a cuBLASLt report (it looks like: %2)")
+                 .arg(path, QString::fromUtf8(toString(kind).data(), static_cast<qsizetype>(toString(kind).size()))),
+             quiet);
+        return false;
+    }
+}
+
+bool MainWindow::openProfile(const QString& path, bool quiet) {
+    if (profile_->isModified() && !quiet && !maybeSave()) return false;
+    QString error;
+    if (!profile_->load(path, &error)) {
+        fail(tr("Open profile"), error, quiet);
+        return false;
+    }
+    addRecentFile(path);
+    updateSignature();
+    showPage(Page::Policy);
+    statusBar()->showMessage(tr("Opened %1").arg(path), 5000);
+    return true;
+}
+
+bool MainWindow::openResults(const QString& path, bool quiet) {
+    QString error;
+    if (!results_->load(path, &error)) {
+        fail(tr("Open results"), error, quiet);
+        return false;
+    }
+    addRecentFile(path);
+    if (results_->file().truncatedTail)
+        statusBar()->showMessage(tr("%1: the last line was incomplete (a killed sweep?) and was ignored").arg(path), 10000);
+    showPage(Page::Plots);
+    return true;
+}
+
+bool MainWindow::openReport(const QString& path, bool quiet) {
+    QString error;
+    if (!cublasLt_->openReport(path, &error)) {
+        fail(tr("Open cuBLASLt report"), error, quiet);
+        return false;
+    }
+    showPage(Page::CublasLt);
+    return true;
+}
+
+bool MainWindow::save() {
+    if (!profile_->hasProfile()) return false;
+    if (profile_->filePath().isEmpty()) {
+        saveAsDialog();
+        return !profile_->isModified();
+    }
+    return saveAs(profile_->filePath());
+}
+
+bool MainWindow::saveAs(const QString& path) {
+    QString error;
+    if (!profile_->saveAs(path, &error)) {
+        fail(tr("Save profile"), error, false);
+        return false;
+    }
+    addRecentFile(path);
+    statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+    return true;
+}
+
+bool MainWindow::exportFla(const QString& dir) {
+    if (!profile_->hasProfile()) {
+        lastError_ = tr("No profile open.");
+        return false;
+    }
+    try {
+        const FlaExportResult result = tunescope::exportFla(profile_->profile(), dir.toStdString());
+        statusBar()->showMessage(tr("Wrote %1 and %2 (sha256 %3)")
+                                     .arg(QString::fromStdString(result.configFile.string()),
+                                          QString::fromStdString(result.manifestFile.string()),
+                                          QString::fromStdString(result.configSha256)),
+                                 10000);
+    } catch (const std::exception& e) {
+        lastError_ = QString::fromStdString(e.what());
+        return false;
+    }
+    return true;
+}
+
+bool MainWindow::maybeSave() {
+    if (!profile_->isModified()) return true;
+    const auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
+                                             tr("%1 has unsaved changes. Save them?").arg(profile_->displayName()),
+                                             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel,
+                                             QMessageBox::Save);
+    if (answer == QMessageBox::Cancel) return false;
+    if (answer == QMessageBox::Save) return save();
+    return true;
+}
+
+bool MainWindow::requireSavedProfile(const QString& action) {
+    if (profile_->hasProfile() && !profile_->filePath().isEmpty()) return true;
+    QMessageBox::information(this, tr("Signing"), tr("Open or save a profile to %1 it.").arg(action));
+    return false;
+}
+
+void MainWindow::showPage(Page page) { pages_->setCurrentIndex(static_cast<int>(page)); }
+
+void MainWindow::jumpToPointer(const QString& pointer) {
+    if (editor_->jumpToPointer(pointer)) {
+        showPage(Page::Policy);
+        return;
+    }
+    refreshDocumentTree();
+    const QModelIndex index = documentModel_->indexForPointer(pointer);
+    if (!index.isValid()) return;
+    showPage(Page::Document);
+    documentTree_->setCurrentIndex(index);
+    documentTree_->scrollTo(index, QAbstractItemView::PositionAtCenter);
+    documentTree_->setFocus(Qt::OtherFocusReason);
+}
+
+void MainWindow::refreshDocumentTree() {
+    documentTreeTimer_.stop();
+    if (!profile_->hasProfile()) {
+        documentModel_->setDocument(Json::object());
+        return;
+    }
+    documentModel_->setDocument(toJson(profile_->profile()));
+    documentTree_->expandToDepth(0);
+    documentTree_->header()->resizeSection(0, 260);
+}
+
+void MainWindow::updateTitle() {
+    const QString name = profile_->hasProfile() ? profile_->displayName() : tr("no profile");
+    setWindowTitle(name + (profile_->isModified() ? QStringLiteral(" *") : QString()) + QStringLiteral(" - TuneScope"));
+    statusFile_->setText(profile_->filePath().isEmpty() ? name : profile_->filePath());
+}
+
+void MainWindow::updateSignature() {
+    if (!profile_->hasProfile() || profile_->filePath().isEmpty()) {
+        signatureText_.clear();
+        editor_->setSignatureText({}, true);
+        statusSignature_->clear();
+        return;
+    }
+    const SignatureSummary summary = summarizeSignature(profile_->filePath(), trustedPublicKeys());
+    signatureText_ = summary.text;
+    const bool good = summary.state == SignatureSummary::State::Good;
+    editor_->setSignatureText(summary.state == SignatureSummary::State::NotSigned ? QString() : summary.text, good);
+    switch (summary.state) {
+    case SignatureSummary::State::NotSigned: statusSignature_->setText(tr("not signed")); break;
+    case SignatureSummary::State::Good: statusSignature_->setText(tr("signed by %1: valid").arg(summary.keyId)); break;
+    case SignatureSummary::State::Bad: statusSignature_->setText(tr("signature by %1 does NOT hold").arg(summary.keyId)); break;
+    case SignatureSummary::State::UnknownKey: statusSignature_->setText(tr("signed by unknown key %1").arg(summary.keyId)); break;
+    case SignatureSummary::State::Problem: statusSignature_->setText(tr("signature unusable")); break;
+    }
+    statusSignature_->setToolTip(summary.text);
+}
+
+QString MainWindow::signatureText() const { return signatureText_; }
+
+void MainWindow::openDialog() {
+    QSettings settings;
+    const QString dir = settings.value(QStringLiteral("dialogs/openDir"), bundledProfilesDir()).toString();
+    const QStringList paths = QFileDialog::getOpenFileNames(
+        this, tr("Open"), dir,
+        tr("TuneScope files (*.json *.jsonl);;Profiles and reports (*.json);;Sweep results (*.jsonl);;All files (*)"));
+    if (paths.isEmpty()) return;
+    settings.setValue(QStringLiteral("dialogs/openDir"), QFileInfo(paths.front()).absolutePath());
+    for (const QString& path : paths) openFile(path);
+}
+
+void MainWindow::saveAsDialog() {
+    if (!profile_->hasProfile()) return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save profile as"), profile_->filePath(), tr("Profiles (*.json)"));
+    if (!path.isEmpty()) saveAs(path);
+}
+
+void MainWindow::exportFlaDialog() {
+    if (!profile_->hasProfile()) {
+        QMessageBox::information(this, tr("Export FLA config cache"), tr("Open a profile first."));
+        return;
+    }
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder for l2norm_fwd_kernel.json and the manifest (FLA_CONFIG_DIR)"));
+    if (dir.isEmpty()) return;
+    if (!exportFla(dir)) QMessageBox::warning(this, tr("Export FLA config cache"), lastError_);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    sweep_->cancelSweep();
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    for (const QUrl& url : event->mimeData()->urls())
+        if (url.isLocalFile()) openFile(url.toLocalFile());
+    event->acceptProposedAction();
+}
+
+}  // namespace tunescope::ui

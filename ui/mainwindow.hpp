@@ -1,0 +1,104 @@
+#pragma once
+// The TuneScope main window: documents (profile, sweep results, cuBLASLt report), the pages over them, menus,
+// recent files, drag and drop, sample profiles, unsaved-changes prompts and remembered settings.
+#include <QMainWindow>
+#include <QPointer>
+#include <QTimer>
+
+class QAction;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QTabWidget;
+class QTreeView;
+
+namespace tunescope::ui {
+
+class CublasLtView;
+class DiffView;
+class JsonTreeModel;
+class PlotsView;
+class PolicyEditor;
+class ProfileDocument;
+class ResultsDocument;
+class SweepView;
+class ValidationPanel;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    enum class Page { Policy, Plots, Sweep, CublasLt, Diff, Document };
+
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Opens a profile, a results file (.jsonl) or a cuBLASLt report, judged by its content; shows errors in a
+    // message box unless `quiet`, and returns false with the message in lastError().
+    bool openFile(const QString& path, bool quiet = false);
+    bool openProfile(const QString& path, bool quiet = false);
+    bool openResults(const QString& path, bool quiet = false);
+    bool openReport(const QString& path, bool quiet = false);
+    bool save();
+    bool saveAs(const QString& path);
+    // Exports the FLA config-cache folder (config file + manifest) through the core; false with lastError().
+    bool exportFla(const QString& dir);
+    // Asks to save unsaved edits; false when the user cancels.
+    bool maybeSave();
+
+    void showPage(Page page);
+    // Shows the value a JSON Pointer names: the policy table cell, or the node in the document tree.
+    void jumpToPointer(const QString& pointer);
+
+    ProfileDocument* profileDocument() { return profile_; }
+    ResultsDocument* resultsDocument() { return results_; }
+    PolicyEditor* policyEditor() { return editor_; }
+    ValidationPanel* validationPanel() { return validation_; }
+    PlotsView* plotsView() { return plots_; }
+    SweepView* sweepView() { return sweep_; }
+    CublasLtView* cublasLtView() { return cublasLt_; }
+    DiffView* diffView() { return diff_; }
+    QTreeView* documentTree() { return documentTree_; }
+    QTabWidget* pages() { return pages_; }
+    QString lastError() const { return lastError_; }
+    QStringList recentFiles() const;
+    QString signatureText() const;
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void createMenus();
+    void addRecentFile(const QString& path);
+    void rebuildRecentMenu();
+    void updateTitle();
+    void updateSignature();
+    void refreshDocumentTree();
+    void fail(const QString& title, const QString& message, bool quiet);
+    bool requireSavedProfile(const QString& action);
+    void openDialog();
+    void saveAsDialog();
+    void exportFlaDialog();
+
+    ProfileDocument* profile_;
+    ResultsDocument* results_;
+    QTabWidget* pages_;
+    PolicyEditor* editor_;
+    PlotsView* plots_;
+    SweepView* sweep_;
+    CublasLtView* cublasLt_;
+    DiffView* diff_;
+    QTreeView* documentTree_;
+    JsonTreeModel* documentModel_;
+    ValidationPanel* validation_;
+    QDockWidget* validationDock_;
+    QMenu* recentMenu_ = nullptr;
+    QLabel* statusFile_;
+    QLabel* statusSignature_;
+    QTimer documentTreeTimer_;
+    QString lastError_;
+    QString signatureText_;
+};
+
+}  // namespace tunescope::ui

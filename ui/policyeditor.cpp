@@ -1,0 +1,117 @@
+#include "policyeditor.hpp"
+
+#include <algorithm>
+
+#include <QAction>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QPushButton>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "choicedelegate.hpp"
+#include "lookupbox.hpp"
+#include "policytablemodel.hpp"
+#include "profiledocument.hpp"
+#include "resultsdocument.hpp"
+
+namespace tunescope::ui {
+
+PolicyEditor::PolicyEditor(ProfileDocument* document, ResultsDocument* results, QWidget* parent)
+    : QWidget(parent), document_(document), model_(new PolicyTableModel(document, this)), view_(new QTableView(this)),
+      lookup_(new LookupBox(document, this)), banner_(new QLabel(this)) {
+    setObjectName(QStringLiteral("policyEditor"));
+    auto* layout = new QVBoxLayout(this);
+    banner_->setObjectName(QStringLiteral("signatureBanner"));
+    banner_->setTextFormat(Qt::PlainText);
+    banner_->setWordWrap(true);
+    banner_->setVisible(false);
+    banner_->setMargin(4);
+    layout->addWidget(banner_);
+    layout->addWidget(lookup_);
+
+    auto* tools = new QHBoxLayout;
+    auto* apply = new QPushButton(tr("Apply config of current row to selected NBs"), this);
+    apply->setObjectName(QStringLiteral("applyConfigButton"));
+    apply->setToolTip(tr("Select NB rows (Ctrl/Shift-click), make the row whose config you want current, then apply. "
+                         "One undo step; the entries become prospective-manual-edit."));
+    auto* undo = new QPushButton(tr("Undo"), this);
+    auto* redo = new QPushButton(tr("Redo"), this);
+    undo->setEnabled(false);
+    redo->setEnabled(false);
+    connect(document->undoStack(), &QUndoStack::canUndoChanged, undo, &QPushButton::setEnabled);
+    connect(document->undoStack(), &QUndoStack::canRedoChanged, redo, &QPushButton::setEnabled);
+    connect(undo, &QPushButton::clicked, document->undoStack(), &QUndoStack::undo);
+    connect(redo, &QPushButton::clicked, document->undoStack(), &QUndoStack::redo);
+    tools->addWidget(apply);
+    tools->addStretch();
+    auto* legend = new QLabel(tr("Yellow bold cells differ from the file on disk; hover for the saved value."), this);
+    legend->setStyleSheet(QStringLiteral("color: gray"));
+    tools->addWidget(legend);
+    tools->addWidget(undo);
+    tools->addWidget(redo);
+    layout->addLayout(tools);
+
+    view_->setObjectName(QStringLiteral("policyTable"));
+    view_->setModel(model_);
+    view_->setItemDelegate(new ChoiceDelegate(view_));
+    view_->setSelectionBehavior(QAbstractItemView::SelectItems);
+    view_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    view_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |
+                           QAbstractItemView::SelectedClicked);
+    view_->setAlternatingRowColors(true);
+    view_->setWordWrap(false);
+    view_->verticalHeader()->hide();
+    view_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
+    view_->horizontalHeader()->setStretchLastSection(true);
+    layout->addWidget(view_, 1);
+    model_->setResults(results);
+
+    auto resize = [this] { view_->resizeColumnsToContents(); };
+    connect(model_, &QAbstractItemModel::modelReset, this, resize);
+    connect(model_, &QAbstractItemModel::columnsInserted, this, resize);
+    connect(apply, &QPushButton::clicked, this, &PolicyEditor::applyCurrentConfigToSelection);
+    resize();
+}
+
+QList<int> PolicyEditor::selectedRows() const {
+    QList<int> rows;
+    for (const QModelIndex& index : view_->selectionModel()->selectedIndexes())
+        if (!rows.contains(index.row())) rows.push_back(index.row());
+    std::sort(rows.begin(), rows.end());
+    return rows;
+}
+
+bool PolicyEditor::applyCurrentConfigToSelection() {
+    const QModelIndex current = view_->currentIndex();
+    const QList<int> rows = selectedRows();
+    if (!current.isValid() || rows.isEmpty()) {
+        emit message(tr("Select the NB rows to change and make the source row current first."));
+        return false;
+    }
+    const bool changed = model_->applyConfigOfRow(current.row(), rows);
+    emit message(changed ? tr("Applied the config of NB %1 to %2 row(s).").arg(model_->nbOfRow(current.row())).arg(rows.size())
+                         : tr("The selected rows already have that config."));
+    return changed;
+}
+
+bool PolicyEditor::jumpToPointer(const QString& pointer) {
+    const QModelIndex index = model_->indexForPointer(pointer);
+    if (!index.isValid()) return false;
+    view_->setCurrentIndex(index);
+    view_->selectionModel()->select(index, QItemSelectionModel::ClearAndSelect);
+    view_->scrollTo(index, QAbstractItemView::PositionAtCenter);
+    view_->setFocus(Qt::OtherFocusReason);
+    return true;
+}
+
+void PolicyEditor::setSignatureText(const QString& text, bool good) {
+    banner_->setText(text);
+    banner_->setVisible(!text.isEmpty());
+    banner_->setStyleSheet(good ? QStringLiteral("background: #dff0d8; color: #1e4620; border-radius: 3px")
+                                : QStringLiteral("background: #fcf8e3; color: #5c4400; border-radius: 3px"));
+}
+
+}  // namespace tunescope::ui
