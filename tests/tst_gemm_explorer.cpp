@@ -215,6 +215,28 @@ private slots:
         QCOMPARE(tunescope::gemm_enums::clusterShapeName(set.algorithms[0].config.clusterShape), std::string("2x1x1"));
     }
 
+    void parsesRequestedConfigs() {
+        const g::AlgoConfig c = g::parseAlgoConfigText("algo=66,tile=128x352,stages=64xAUTO,custom=5,cluster=2x1x1");
+        QCOMPARE(c.algorithmId, 66);
+        QCOMPARE(c.tileId, std::uint32_t(428));
+        QCOMPARE(c.stagesId, std::uint32_t(35));
+        QCOMPARE(c.customOption, std::uint32_t(5));
+        QCOMPARE(c.clusterShape, std::uint16_t(3));
+        QCOMPARE(c.splitK, 1);
+        const g::AlgoConfig n = g::parseAlgoConfigText("algo=66,tile=403,stages=36,custom=5,cluster=9,splitk=-2,red=2");
+        QCOMPARE(n.tileId, std::uint32_t(403));
+        QCOMPARE(tunescope::gemm_enums::tileName(n.tileId), std::string("128x112"));
+        QCOMPARE(tunescope::gemm_enums::clusterShapeName(n.clusterShape), std::string("2x4x1"));
+        QCOMPARE(n.splitK, -2);
+        QVERIFY(std::string(expectError([] { g::parseAlgoConfigText("tile=428"); }).what()).find("algo") != std::string::npos);
+        QVERIFY(std::string(expectError([] { g::parseAlgoConfigText("algo=66,tile=99x99x"); }).what()).find("tile=99x99x") !=
+                std::string::npos);
+        QVERIFY(std::string(expectError([] { g::parseAlgoConfigText("algo=66,colour=3"); }).what()).find("unknown config key") !=
+                std::string::npos);
+        expectError([] { g::parseAlgoConfigText("algo=66,swizzle=2"); });
+        expectError([] { g::parseAlgoConfigText("algo"); });
+    }
+
     void rawAlgoHexErrors() {
         QCOMPARE(expectError([] { g::rawAlgoFromHex("abc", "f.json", "/selected/raw_algo_hex"); }).jsonPath(),
                  std::string("/selected/raw_algo_hex"));

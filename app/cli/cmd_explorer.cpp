@@ -57,6 +57,7 @@ struct ExploreArgs {
     int finalists = 6;
     int rounds = 4;
     bool quiet = false;
+    std::vector<std::string> configs;
 };
 
 int runExplore(const ExploreArgs& args, CliContext& ctx) {
@@ -83,6 +84,7 @@ int runExplore(const ExploreArgs& args, CliContext& ctx) {
     options.dataSeed = args.seed;
     options.finalists = args.finalists;
     options.finalistRounds = args.rounds;
+    for (const std::string& text : args.configs) options.requestedConfigs.push_back(parseAlgoConfigText(text));
 
     LoadedGemmBackend backend = openBackend("explore", ctx);
     if (!backend) return ctx.exitCode;
@@ -182,6 +184,9 @@ void registerExplorerCommands(CLI::App& app, CliContext& ctx) {
     explore->add_option("--seed", exploreArgs->seed, "random input seed")->capture_default_str();
     explore->add_option("--finalists", exploreArgs->finalists, "candidates re-timed back to back")->capture_default_str();
     explore->add_option("--rounds", exploreArgs->rounds, "alternating rounds for the finalists")->capture_default_str();
+    explore->add_option("--config", exploreArgs->configs,
+                        "also time this config and re-time it with the finalists, e.g. "
+                        "algo=66,tile=128x352,stages=64xAUTO,custom=5,cluster=2x1x1 (repeatable)");
     explore->add_flag("--quiet", exploreArgs->quiet, "no progress on stderr");
     explore->add_option("--out", exploreArgs->out, "report file (JSON, the seed report's format)")->required();
     explore->callback([exploreArgs, &ctx] { ctx.exitCode = runExplore(*exploreArgs, ctx); });

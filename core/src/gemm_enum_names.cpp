@@ -146,7 +146,18 @@ std::string lookup(const EnumName (&table)[N], long long value) {
     return {};
 }
 
+template <std::size_t N>
+long long reverse(const EnumName (&table)[N], const std::string& name) {
+    for (const auto& entry : table)
+        if (name == entry.name) return entry.value;
+    return -1;
+}
+
 }  // namespace
+
+long long tileIdFromName(const std::string& name) { return reverse(kTiles, name); }
+long long stagesIdFromName(const std::string& name) { return reverse(kStages, name); }
+long long clusterShapeIdFromName(const std::string& name) { return reverse(kClusters, name); }
 
 std::string tileName(long long id) { return lookup(kTiles, id); }
 std::string stagesName(long long id) { return lookup(kStages, id); }

@@ -224,6 +224,35 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
                     false);
     r.baselineIndex = 0;
 
+    // Configurations asked for on the command line: checked, then timed with the heuristic answers.
+    std::set<int> requested;
+    for (const AlgoConfig& config : options.requestedConfigs) {
+        if (seen.count(config)) {
+            for (const auto& c : r.candidates)
+                if (c.config == config) requested.insert(c.index);
+            continue;
+        }
+        const CheckResult result = backend.check(config);
+        if (!result.ok() || result.requiredWorkspaceBytes > cap) {
+            const std::string why = !result.ok() ? "failed " + result.failedCall + " (status " + std::to_string(result.apiStatus) + ")"
+                                                 : "needs " + std::to_string(result.requiredWorkspaceBytes) +
+                                                       " bytes of workspace (cap " + std::to_string(cap) + ")";
+            r.errorsAndUnsupported.push_back({"requested config " + config.describe(), false, why});
+            say("requested " + config.describe() + ": " + why);
+            continue;
+        }
+        seen.insert(config);
+        Candidate c;
+        c.index = int(r.candidates.size());
+        c.config = config;
+        c.raw = result.raw;
+        c.requiredWorkspaceBytes = result.requiredWorkspaceBytes;
+        c.waves = result.waves;
+        c.source = "requested";
+        requested.insert(c.index);
+        r.candidates.push_back(std::move(c));
+    }
+
     // Explicit split-k checks around the baseline's configuration.
     {
         const Candidate& base = r.candidates.front();
@@ -276,7 +305,8 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
         for (auto& c : batch) r.candidates[std::size_t(c.index)] = c;
     }
     for (const Candidate& c : r.candidates)
-        say(std::string(c.index == 0 ? "baseline" : "heuristic") + " #" + std::to_string(c.index) + " " +
+        say(std::string(c.index == 0 ? "baseline" : c.source == "requested" ? "requested" : "heuristic") + " #" +
+            std::to_string(c.index) + " " +
             c.config.describe() + ": " +
             (c.error.empty() ? fmt(c.firstPass->medianMs) + " ms" + (c.parity.bitwiseEqualToBaseline ? ", bitwise equal" : ", differs")
                              : "failed: " + c.error));
@@ -355,7 +385,10 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
     });
     if (int(pool.size()) > finalists) pool.resize(std::size_t(finalists));
     std::vector<int> finalistIds{0};
-    finalistIds.insert(finalistIds.end(), pool.begin(), pool.end());
+    for (int id : requested)
+        if (id != 0 && eligible(r.candidates[std::size_t(id)])) finalistIds.push_back(id);
+    for (int id : pool)
+        if (!requested.count(id)) finalistIds.push_back(id);
     say("re-timing " + std::to_string(finalistIds.size()) + " finalists (baseline included) back to back, " +
         std::to_string(rounds) + " rounds in alternating order");
     std::map<int, Merged> merged;
@@ -391,8 +424,8 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
         }
     }
     std::ostringstream method;
-    method << finalistIds.size() << " finalists (the baseline and the " << pool.size()
-           << " fastest eligible first-pass candidates), " << rounds
+    method << finalistIds.size() << " finalists (the baseline, requested configs that run with parity, and the "
+           << pool.size() << " fastest eligible first-pass candidates), " << rounds
            << " rounds in alternating order; each round one measure() per finalist (warm-up " << rule.warmupSamples
            << ", at least " << rule.minSamples << " samples, noise target " << rule.maxRelNoise
            << "); the rounds' samples merged; verdict by compareMeasurements";

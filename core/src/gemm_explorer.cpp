@@ -1,6 +1,7 @@
 #include "tunescope/gemm_explorer.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -108,6 +109,59 @@ std::string AlgoConfig::describe() const {
         << " inner " << nameOr(gemm_enums::innerShapeName(innerShape), innerShape) << " cluster "
         << nameOr(gemm_enums::clusterShapeName(clusterShape), clusterShape);
     return out.str();
+}
+
+AlgoConfig parseAlgoConfigText(std::string_view text) {
+    AlgoConfig c;
+    bool haveAlgo = false;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t comma = text.find(',', start);
+        if (comma == std::string_view::npos) comma = text.size();
+        const std::string item(text.substr(start, comma - start));
+        start = comma + 1;
+        const auto eq = item.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+            throw Error("", "", "config item '" + item + "' is not key=value (in '" + std::string(text) + "')");
+        const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+        auto number = [&](long long min, long long max) -> long long {
+            long long v = 0;
+            const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+            if (ec != std::errc() || ptr != value.data() + value.size() || v < min || v > max)
+                throw Error("", "", "config item '" + item + "': expected an integer in " + std::to_string(min) +
+                                        ".." + std::to_string(max));
+            return v;
+        };
+        auto byName = [&](long long (*lookup)(const std::string&), long long max) -> long long {
+            const long long v = lookup(value);
+            return v >= 0 ? v : number(0, max);
+        };
+        if (key == "algo" || key == "algorithm_id") {
+            c.algorithmId = int(number(0, 1 << 20));
+            haveAlgo = true;
+        } else if (key == "tile" || key == "tile_id") {
+            c.tileId = std::uint32_t(byName(gemm_enums::tileIdFromName, 1 << 20));
+        } else if (key == "stages" || key == "stages_id") {
+            c.stagesId = std::uint32_t(byName(gemm_enums::stagesIdFromName, 1 << 20));
+        } else if (key == "cluster" || key == "cluster_shape") {
+            c.clusterShape = std::uint16_t(byName(gemm_enums::clusterShapeIdFromName, 65535));
+        } else if (key == "splitk" || key == "split_k") {
+            c.splitK = std::int32_t(number(-1024, 1024));
+        } else if (key == "red" || key == "reduction_scheme") {
+            c.reductionScheme = std::uint32_t(number(0, 7));
+        } else if (key == "custom" || key == "custom_option") {
+            c.customOption = std::uint32_t(number(0, 1 << 20));
+        } else if (key == "swizzle" || key == "cta_swizzle") {
+            c.ctaSwizzle = std::uint32_t(number(0, 1));
+        } else if (key == "inner" || key == "inner_shape") {
+            c.innerShape = std::uint16_t(number(0, 65535));
+        } else {
+            throw Error("", "", "unknown config key '" + key +
+                                    "' (expected algo, tile, stages, splitk, red, custom, swizzle, inner, cluster)");
+        }
+    }
+    if (!haveAlgo) throw Error("", "", "config '" + std::string(text) + "' names no algo=<id>");
+    return c;
 }
 
 std::vector<AlgoConfig> explicitSplitKConfigs(const AlgoConfig& base, const AlgoCapabilities& caps,

@@ -13,16 +13,22 @@ add_test(NAME cli_replay_small
 set_tests_properties(cli_replay_small PROPERTIES TIMEOUT 300
   SKIP_REGULAR_EXPRESSION "the exploration did not run here" FIXTURES_REQUIRED explore_small_report)
 
-foreach(bad IN ITEMS "m;0;M must be at least 1" "dtype;fp16;unknown dtype 'fp16'" "layout;TT;unknown layout 'TT'"
-                     "workspace;4,4;listed twice")
-  list(GET bad 0 option)
-  list(GET bad 1 value)
-  list(GET bad 2 expected)
-  set(args explore --m 64 --n 64 --k 64 --out ${CMAKE_BINARY_DIR}/unused.json --${option} ${value})
-  list(JOIN args "$<SEMICOLON>" joined)
-  add_test(NAME cli_explore_bad_${option}
-    COMMAND ${CMAKE_COMMAND} "-DCOMMAND=$<TARGET_FILE:tunescope-cli>$<SEMICOLON>${joined}" -DEXPECT_EXIT=2
-            "-DEXPECT_OUTPUT=${expected}" -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/scripts/expect_exit.cmake)
+# name | arguments after "explore" (;-separated by |) | expected message
+foreach(bad IN ITEMS
+    "m|--m|0|--n|64|--k|64|M must be at least 1"
+    "dtype|--m|64|--n|64|--k|64|--dtype|fp16|unknown dtype 'fp16'"
+    "layout|--m|64|--n|64|--k|64|--layout|TT|unknown layout 'TT'"
+    "workspace|--m|64|--n|64|--k|64|--workspace|4,4|listed twice"
+    "logical|--m|64|--m-logical|65|--n|64|--k|64|larger than the descriptor size"
+    "config|--m|64|--n|64|--k|64|--config|tile=428|names no algo")
+  string(REPLACE "|" ";" parts "${bad}")
+  list(POP_FRONT parts name)
+  list(POP_BACK parts expected)
+  list(JOIN parts "$<SEMICOLON>" joined)
+  add_test(NAME cli_explore_bad_${name}
+    COMMAND ${CMAKE_COMMAND}
+            "-DCOMMAND=$<TARGET_FILE:tunescope-cli>$<SEMICOLON>explore$<SEMICOLON>${joined}$<SEMICOLON>--out$<SEMICOLON>${CMAKE_BINARY_DIR}/unused.json"
+            -DEXPECT_EXIT=2 "-DEXPECT_OUTPUT=${expected}" -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/scripts/expect_exit.cmake)
 endforeach()
 
 add_test(NAME cli_replay_missing_report

@@ -133,6 +133,9 @@ struct ExploreOptions {
     int finalistRounds = 4;        // alternating order, one measurement per finalist per round
     bool coldL2 = true;
     SearchOptions search;          // clusterShapeIds/workspaceCap filled in from the device and spec
+    // Configurations to time whatever the search does (e.g. a winner claimed elsewhere); they are always finalists
+    // when they pass AlgoCheck, run and meet the parity rule.
+    std::vector<AlgoConfig> requestedConfigs;
 };
 
 using ExploreProgressFn = std::function<void(const std::string&)>;

@@ -15,4 +15,9 @@ std::string stagesName(long long id);
 std::string clusterShapeName(long long id);
 std::string innerShapeName(long long id);
 
+// The reverse: the value of a name ("128x352", "64xAUTO", "2x1x1"), or -1 when there is none.
+long long tileIdFromName(const std::string& name);
+long long stagesIdFromName(const std::string& name);
+long long clusterShapeIdFromName(const std::string& name);
+
 }  // namespace tunescope::gemm_enums

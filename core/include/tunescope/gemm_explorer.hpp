@@ -48,6 +48,11 @@ struct AlgoConfig {
     std::string describe() const;
 };
 
+// Parses "algo=66,tile=428,stages=35,custom=5,cluster=3" (also splitk, red, swizzle, inner; tile, stages and
+// cluster may be given by name: tile=128x352, stages=64xAUTO, cluster=2x1x1). Unset fields: split-k 1, others 0.
+// Throws Error naming the bad item.
+AlgoConfig parseAlgoConfigText(std::string_view text);
+
 // The CUBLASLT_ALGO_CAP_* of one algorithm. No capability lists inner or cluster shapes (CUDA 13.0 header).
 struct AlgoCapabilities {
     bool read = false;  // false: the capability query failed (see `error`)
