@@ -108,6 +108,30 @@ void PlotWidget::setCandidates(std::vector<CandidateBar> candidates) {
 }
 
 void PlotWidget::refresh() {
+    // A hidden plot only notes that it is stale; it rebuilds when shown or asked for its contents.
+    if (!isVisible()) {
+        dirty_ = true;
+        return;
+    }
+    rebuild();
+}
+
+void PlotWidget::ensureBuilt() const {
+    if (dirty_) const_cast<PlotWidget*>(this)->rebuild();
+}
+
+int PlotWidget::pointCount() const {
+    ensureBuilt();
+    return pointCount_;
+}
+
+void PlotWidget::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (dirty_) rebuild();
+}
+
+void PlotWidget::rebuild() {
+    dirty_ = false;
     plot_->clearPlottables();
     plot_->clearItems();
     plot_->plotLayout()->clear();
@@ -190,14 +214,8 @@ void PlotWidget::buildLatency() {
             plus.push_back(std::max(0.0, stats->p80Ms - stats->medianMs));
             low = std::min(low, stats->p20Ms > 0 ? stats->p20Ms : stats->medianMs);
             high = std::max(high, stats->p80Ms);
-            QString text = QStringLiteral("NB ") + QString::number(nb) + QStringLiteral("  ") +
-                           configLabel(configs[static_cast<std::size_t>(column)]) + QLatin1Char('\n') +
-                           statsText(*stats);
-            if (bestStats && column != bestColumn)
-                text += QStringLiteral("\n+") +
-                        QString::number((stats->medianMs / bestStats->medianMs - 1.0) * 100.0, 'f', 1) +
-                        QStringLiteral(" % vs best");
-            hoverPoints_.push_back({key, stats->medianMs, text});
+            // The hover text of 2400 points is written only for the one hovered (cellText).
+            hoverPoints_.push_back({key, stats->medianMs, QString(), row, column});
             if (column == bestColumn) {
                 bestKeys.push_back(key);
                 bestValues.push_back(stats->medianMs);
@@ -247,6 +265,12 @@ void PlotWidget::buildLatency() {
     plot_->legend->setVisible(true);
     plot_->xAxis->setRange(nbs.front() - 0.6, nbs.back() + 0.6);
     if (high > 0) plot_->yAxis->setRange(low * 0.8, high * 1.25);
+}
+
+int PlotWidget::heatmapLabelStride(int columns) const {
+    // One label per ~11 px of plot height keeps 75 config labels legible.
+    const int usableHeight = std::max(200, height() - 120);
+    return std::max(1, (columns * 11 + usableHeight - 1) / usableHeight);
 }
 
 void PlotWidget::buildHeatmap() {
@@ -312,9 +336,8 @@ void PlotWidget::buildHeatmap() {
     for (int row = 0; row < rows; row += nbStride) nbTicker->addTick(row, QString::number(nbs[static_cast<std::size_t>(row)]));
     plot_->xAxis->setTicker(nbTicker);
     QSharedPointer<QCPAxisTickerText> configTicker(new QCPAxisTickerText);
-    // One label per ~11 px of plot height keeps 75 config labels legible.
-    const int usableHeight = std::max(200, height() - 120);
-    const int configStride = std::max(1, (columns * 11 + usableHeight - 1) / usableHeight);
+    const int configStride = heatmapLabelStride(columns);
+    heatmapStride_ = configStride;
     for (int column = 0; column < columns; column += configStride)
         configTicker->addTick(column, configLabel(configs[static_cast<std::size_t>(column)]));
     plot_->yAxis->setTicker(configTicker);
@@ -493,7 +516,30 @@ void PlotWidget::buildCandidates() {
     plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
 }
 
+QString PlotWidget::cellText(int row, int column) const {
+    const CellStats* stats = results_ ? results_->cell(row, column) : nullptr;
+    if (!stats) return {};
+    const int bestColumn = results_->bestColumn(row);
+    const CellStats* best = results_->cell(row, bestColumn);
+    QString text = QStringLiteral("NB ") + QString::number(results_->nbs()[static_cast<std::size_t>(row)]) +
+                   QStringLiteral("  ") + configLabel(results_->configs()[static_cast<std::size_t>(column)]) +
+                   QLatin1Char('\n') + statsText(*stats);
+    if (best && best->medianMs > 0) {
+        if (column == bestColumn)
+            text += QStringLiteral("\nthe best config at this NB");
+        else
+            text += QStringLiteral("\n+") + QString::number((stats->medianMs / best->medianMs - 1.0) * 100.0, 'f', 1) +
+                    QStringLiteral(" % vs best");
+    }
+    return text;
+}
+
+QString PlotWidget::pointText(const HoverPoint& point) const {
+    return point.row >= 0 ? cellText(point.row, point.column) : point.text;
+}
+
 std::optional<QPoint> PlotWidget::positionOfPoint(int index) const {
+    ensureBuilt();
     if (kind_ == Kind::Heatmap) {
         // Cells in row-major order: NB row, then config column.
         const int columns = static_cast<int>(heatmapColumns_.size());
@@ -512,20 +558,16 @@ std::optional<QPoint> PlotWidget::positionOfPoint(int index) const {
 }
 
 QString PlotWidget::hoverTextAt(const QPoint& position) const {
+    ensureBuilt();
     if (kind_ == Kind::Heatmap) {
         if (!results_ || heatmapColumns_.empty()) return {};
         const int row = static_cast<int>(std::lround(plot_->xAxis->pixelToCoord(position.x())));
         const int column = static_cast<int>(std::lround(plot_->yAxis->pixelToCoord(position.y())));
         const CellStats* stats = results_->cell(row, column);
-        if (!stats) return {};
-        const int nb = results_->nbs()[static_cast<std::size_t>(row)];
         const CellStats* best = results_->cell(row, results_->bestColumn(row));
-        QString text = QStringLiteral("NB ") + QString::number(nb) + QStringLiteral("  ") +
-                       heatmapColumns_[static_cast<std::size_t>(column)] + QLatin1Char('\n') + statsText(*stats);
-        if (best && best->medianMs > 0)
-            text += QStringLiteral("\n") + QString::number(stats->medianMs / best->medianMs, 'f', 3) +
-                    QStringLiteral(" x the best at this NB");
-        return text;
+        if (!stats || !best || best->medianMs <= 0) return {};
+        return cellText(row, column) + QStringLiteral("\n") + QString::number(stats->medianMs / best->medianMs, 'f', 3) +
+               QStringLiteral(" x the best at this NB");
     }
     if (kind_ == Kind::Candidates) {
         const double key = plot_->yAxis->pixelToCoord(position.y());
@@ -533,22 +575,22 @@ QString PlotWidget::hoverTextAt(const QPoint& position) const {
         if (index < 0 || index >= static_cast<int>(hoverPoints_.size()) || std::abs(key - index) > 0.4) return {};
         if (plot_->xAxis->pixelToCoord(position.x()) > hoverPoints_[static_cast<std::size_t>(index)].value * 1.05)
             return {};
-        return hoverPoints_[static_cast<std::size_t>(index)].text;
+        return pointText(hoverPoints_[static_cast<std::size_t>(index)]);
     }
     // Nearest drawn point within a few pixels; later entries (markers) win ties so their text shows.
     constexpr double kReachPixels = 7.0;
     double bestDistance = kReachPixels * kReachPixels;
-    const QString* text = nullptr;
+    const HoverPoint* nearest = nullptr;
     for (const HoverPoint& point : hoverPoints_) {
         const double dx = plot_->xAxis->coordToPixel(point.key) - position.x();
         const double dy = plot_->yAxis->coordToPixel(point.value) - position.y();
         const double distance = dx * dx + dy * dy;
         if (distance <= bestDistance) {
             bestDistance = distance;
-            text = &point.text;
+            nearest = &point;
         }
     }
-    return text ? *text : QString();
+    return nearest ? pointText(*nearest) : QString();
 }
 
 bool PlotWidget::eventFilter(QObject* watched, QEvent* event) {
@@ -574,7 +616,8 @@ bool PlotWidget::eventFilter(QObject* watched, QEvent* event) {
             menu.exec(menuEvent->globalPos());
             return true;
         }
-        if (event->type() == QEvent::Resize && kind_ == Kind::Heatmap) {
+        if (event->type() == QEvent::Resize && kind_ == Kind::Heatmap && results_ &&
+            heatmapLabelStride(static_cast<int>(results_->configs().size())) != heatmapStride_) {
             // Tick label density depends on the height; rebuild once the size settles.
             QMetaObject::invokeMethod(this, &PlotWidget::refresh, Qt::QueuedConnection);
         }
@@ -585,12 +628,14 @@ bool PlotWidget::eventFilter(QObject* watched, QEvent* event) {
 void PlotWidget::resetView() { refresh(); }
 
 double PlotWidget::replotNowMs() {
+    ensureBuilt();
     plot_->replot(QCustomPlot::rpImmediateRefresh);
     return plot_->replotTime();
 }
 
 bool PlotWidget::exportTo(const QString& path, QString* error, int width, int height) {
     const QString suffix = QFileInfo(path).suffix().toLower();
+    ensureBuilt();
     plot_->replot(QCustomPlot::rpImmediateRefresh);
     bool ok = false;
     if (suffix == QLatin1String("png")) {

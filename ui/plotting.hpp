@@ -65,7 +65,7 @@ public:
     // What hovering at this widget position shows (empty when nothing is near). The tooltip uses it.
     QString hoverTextAt(const QPoint& position) const;
     // The number of data points drawn (tests and the benchmark check that the plot is not empty).
-    int pointCount() const { return pointCount_; }
+    int pointCount() const;
     // Redraws now and returns how long the redraw took (ms): what panning and zooming cost.
     double replotNowMs();
     // The widget position of a drawn point, for tests that hover it.
@@ -80,13 +80,21 @@ signals:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
     struct HoverPoint {
         double key;
         double value;
-        QString text;
+        QString text;     // for markers; empty for result cells, whose text is written on hover
+        int row = -1;     // result cell (NB row, config column) when >= 0
+        int column = -1;
     };
+    void rebuild();
+    void ensureBuilt() const;
+    QString cellText(int row, int column) const;
+    QString pointText(const HoverPoint& point) const;
+    int heatmapLabelStride(int columns) const;
     void buildLatency();
     void buildHeatmap();
     void buildBandwidth();
@@ -102,6 +110,8 @@ private:
     int pointCount_ = 0;
     // Heatmap hover is a cell lookup rather than a nearest point.
     std::vector<QString> heatmapColumns_;
+    int heatmapStride_ = 0;
+    bool dirty_ = false;
 };
 
 }  // namespace tunescope::ui
