@@ -161,6 +161,7 @@ struct BenchArgs {
     int warmup = 3;
     bool hot = false;
     bool hintSweep = false;
+    int hintTop = 5;
     std::string jsonOut;
 };
 
@@ -261,8 +262,8 @@ void runBench(const BenchArgs& args, CliContext& ctx) {
         double bestHintedMs = bestMs;
         L2NormConfig bestHinted = best;
         if (args.hintSweep && info.backend == "cuda") {
-            // The five best configs under every cache-hint pair (kernels/common/l2norm_launch.hpp).
-            for (std::size_t i = 0; i < std::min<std::size_t>(5, ranked.size()); ++i) {
+            // The --hint-top best configs under every cache-hint pair (kernels/common/l2norm_launch.hpp).
+            for (std::size_t i = 0; i < std::min<std::size_t>(std::size_t(std::max(0, args.hintTop)), ranked.size()); ++i) {
                 for (int load = 0; load < kLoadHints; ++load) {
                     for (int store = 0; store <= 1; ++store) {
                         const std::string hints = std::to_string(load) + "," + std::to_string(store);
@@ -379,7 +380,8 @@ void registerDeviceCommands(CLI::App& app, CliContext& ctx) {
     benchCommand->add_option("--samples", bench.samples, "Timed samples per config (median)");
     benchCommand->add_option("--warmup", bench.warmup, "Untimed runs before the samples");
     benchCommand->add_flag("--hot", bench.hot, "Skip the cold-L2 flush between samples");
-    benchCommand->add_flag("--hint-sweep", bench.hintSweep, "CUDA: also time the 5 best configs under every cache hint");
+    benchCommand->add_flag("--hint-sweep", bench.hintSweep, "CUDA: also time the best configs under every cache hint");
+    benchCommand->add_option("--hint-top", bench.hintTop, "How many of the best configs the hint sweep times (default 5)");
     benchCommand->add_option("--json", bench.jsonOut, "Also write every median to this JSON file");
     benchCommand->callback([&ctx] { runBench(bench, ctx); });
 }
