@@ -676,17 +676,33 @@ private slots:
         run = runCli({QStringLiteral("merge"), a, a, QStringLiteral("--keep-first"), QStringLiteral("--out"), m});
         QCOMPARE(run.exitCode, 0);
 
+        // --profile: the seed's configs for NB 1 (32/8/3) and NB 2 (16/1/3) are outside this grid, so they are added.
+        const QString profiled = dir.filePath(QStringLiteral("p.jsonl"));
+        const QString seed = qEnvironmentVariable("TUNESCOPE_PROFILES") + QStringLiteral("/fla-l2norm-gfx942-profile.json");
+        run = runCli(tiny + QStringList{QStringLiteral("--profile"), seed, QStringLiteral("--out"), profiled});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.contains(QStringLiteral("regret of the profile's config")), qPrintable(run.out));
+        QVERIFY2(run.out.contains(QStringLiteral("32/8/3")), qPrintable(run.out));
+        const ResultsFile withProfile = loadResults(profiled.toStdString());
+        int extra = 0;
+        for (const ResultRecord& r : withProfile.records)
+            if (r.profileConfig) {
+                QVERIFY(!r.inGrid);
+                QCOMPARE(r.config, (r.nb == 1 ? L2NormConfig{32, 8, 3, 1} : L2NormConfig{16, 1, 3, 1}));
+                ++extra;
+            }
+        QCOMPARE(extra, 2);  // the seed's NB 1 and NB 2 configs, both outside the grid
         // Ctrl-C: stop after the current measurement with exit 130 and a readable file.
         const QString big = dir.filePath(QStringLiteral("big.jsonl"));
         QProcess process;
         process.start(qEnvironmentVariable("TUNESCOPE_CLI"),
                       {QStringLiteral("sweep"), QStringLiteral("--nb"), QStringLiteral("1-32"), QStringLiteral("--rows-per-nb"),
-                       QStringLiteral("1024"), QStringLiteral("--hot"), QStringLiteral("--min-time"), QStringLiteral("0.1"),
+                       QStringLiteral("16384"), QStringLiteral("--hot"), QStringLiteral("--min-time"), QStringLiteral("0.1"),
                        QStringLiteral("--device-warmup"), QStringLiteral("0"), QStringLiteral("--out"), big});
         QVERIFY(process.waitForStarted());
         bool sawMeasurements = false;
         for (int i = 0; i < 600 && !sawMeasurements; ++i) {
-            QTest::qWait(100);
+            QTest::qWait(50);
             sawMeasurements = lines(readAll(big.toStdString())).size() >= 4;
         }
         QVERIFY(sawMeasurements);

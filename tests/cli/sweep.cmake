@@ -1,0 +1,31 @@
+# Sweep, merge and promote from the command line, without Qt (these also run on GPU nodes built without the GUI).
+# The full suites are tests/tst_sweep.cpp and tests/tst_promote.cpp; docs/sweep.md has the exit codes.
+set(TUNESCOPE_SWEEP_TINY --nb 1-2 --rows-per-nb 512 --bt 8,32 --warps 1,2 --stages 3 --min-samples 5 --min-time 0.2
+    --timeout 300 --device-warmup 0)
+
+# A tiny CPU sweep end to end (a rerun resumes the same file and measures nothing new).
+add_test(NAME cli_sweep_cpu
+  COMMAND tunescope-cli sweep --backend cpu --hot ${TUNESCOPE_SWEEP_TINY} --out ${CMAKE_BINARY_DIR}/cli-sweep-cpu.jsonl)
+set_tests_properties(cli_sweep_cpu PROPERTIES TIMEOUT 300 PASS_REGULAR_EXPRESSION "best BT/warps/stages")
+
+# Bad input is refused before anything runs, with exit 2 and a message naming the problem.
+add_test(NAME cli_sweep_illegal_grid
+  COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:tunescope-cli>$<SEMICOLON>sweep$<SEMICOLON>--bt$<SEMICOLON>12$<SEMICOLON>--out$<SEMICOLON>${CMAKE_BINARY_DIR}/unused-sweep.jsonl
+          -DEXPECT_EXIT=2 "-DEXPECT_OUTPUT=grid config BT=12 num_warps=1 num_stages=2 is illegal"
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/scripts/expect_exit.cmake)
+add_test(NAME cli_sweep_zero_rows
+  COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:tunescope-cli>$<SEMICOLON>sweep$<SEMICOLON>--nb$<SEMICOLON>1$<SEMICOLON>--rows-per-nb$<SEMICOLON>0$<SEMICOLON>--out$<SEMICOLON>${CMAKE_BINARY_DIR}/unused-sweep.jsonl
+          -DEXPECT_EXIT=2 "-DEXPECT_OUTPUT=T = 0"
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/scripts/expect_exit.cmake)
+add_test(NAME cli_sweep_unknown_backend
+  COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:tunescope-cli>$<SEMICOLON>sweep$<SEMICOLON>--backend$<SEMICOLON>opencl$<SEMICOLON>--out$<SEMICOLON>${CMAKE_BINARY_DIR}/unused-sweep.jsonl
+          -DEXPECT_EXIT=2 "-DEXPECT_OUTPUT=opencl"
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/scripts/expect_exit.cmake)
+
+# GPU sweeps: a small grid at NB 1, 8 and 32 on each GPU backend; skipped (77) where the backend has no device.
+foreach(gpu_backend cuda hip)
+  add_test(NAME cli_sweep_${gpu_backend}
+    COMMAND tunescope-cli sweep --backend ${gpu_backend} --skip-if-unavailable --nb 1,8,32 --bt 8,32 --warps 1,4
+            --stages 3 --out ${CMAKE_BINARY_DIR}/cli-sweep-${gpu_backend}.jsonl)
+  set_tests_properties(cli_sweep_${gpu_backend} PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77)
+endforeach()
