@@ -79,7 +79,12 @@ BackendProbe probePlugin(const std::string& name) {
     void* library = dlopen(found.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!library) {
         const char* error = dlerror();
-        probe.reason = "runtime library missing: " + std::string(error ? error : "dlopen failed");
+        const std::string text = error ? error : "dlopen failed";
+        // "libcudart.so.13: cannot open shared object file": a library the plugin needs is not installed. Any other
+        // failure (a truncated or foreign file, a missing symbol) is the plugin's own.
+        const bool dependencyMissing = text.find("cannot open shared object file") != std::string::npos &&
+                                       text.find(found.string() + ":") != 0;
+        probe.reason = (dependencyMissing ? "runtime library missing: " : "cannot load plugin " + found.string() + ": ") + text;
         return probe;
     }
     const auto abi = reinterpret_cast<PluginAbiFn>(dlsym(library, kPluginAbiSymbol));
