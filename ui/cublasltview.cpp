@@ -160,40 +160,63 @@ void fillSplitKModel(QStandardItemModel* model, const CublasLtReport& report) {
     }
 }
 
-std::vector<CandidateBar> candidateBars(const CublasLtReport& report, QString* axisNote) {
+namespace {
+
+// "#470 algo 66 192x224 64xAUTO custom 7 cluster 2x1x1" (+ split-k and swizzle when they are not the default).
+QString shortCandidateLabel(int index, const Json& c) {
+    auto number = [&c](const char* name) { return static_cast<long long>(numberOr(member(c, name), 0)); };
+    auto named = [](long long id, const std::string& name) { return name.empty() ? QString::number(id) : QString::fromStdString(name); };
+    QString label = QStringLiteral("#") + QString::number(index) + QStringLiteral(" algo ") + QString::number(number("algorithm_id")) +
+                    QLatin1Char(' ') + named(number("tile_id"), gemm_enums::tileName(number("tile_id"))) + QLatin1Char(' ') +
+                    named(number("stages_id"), gemm_enums::stagesName(number("stages_id"))) + QStringLiteral(" custom ") +
+                    QString::number(number("custom_option"));
+    if (number("split_k") != 1)
+        label += QStringLiteral(" splitK ") + QString::number(number("split_k")) + QStringLiteral(" red ") +
+                 QString::number(number("reduction_scheme"));
+    if (number("cta_swizzle") != 0) label += QStringLiteral(" swizzle ") + QString::number(number("cta_swizzle"));
+    if (number("cluster_shape") != 0)
+        label += QStringLiteral(" cluster ") + named(number("cluster_shape"), gemm_enums::clusterShapeName(number("cluster_shape")));
+    return label;
+}
+
+}  // namespace
+
+std::vector<CandidateBar> candidateBars(const CublasLtReport& report, QString* axisNote, bool* seconds) {
     std::vector<CandidateBar> bars;
+    if (seconds) *seconds = false;
     const Json* candidates = member(report.original, "candidates");
     const Json* selected = member(report.original, "selected");
     const int selectedIndex = static_cast<int>(numberOr(selected ? member(*selected, "candidate_index") : nullptr, -1));
     const int baselineIndex = static_cast<int>(numberOr(selected ? member(*selected, "baseline_candidate_index") : nullptr, -1));
     if (candidates && candidates->is_array() && !candidates->empty()) {
-        // Finalists (re-timed back to back) first, then the fastest first-pass candidates; at most 40 bars.
+        // The finalists were re-timed back to back with the measurement engine: those are comparable with each
+        // other. First-pass numbers come from a different, shorter method, so they are charted only when there
+        // are no finalists.
         std::vector<CandidateBar> finalists, firstPass;
         for (const Json& c : *candidates) {
             if (!c.is_object()) continue;
             CandidateBar bar;
             const int index = static_cast<int>(numberOr(member(c, "index"), -1));
+            bar.label = shortCandidateLabel(index, c);
             try {
-                bar.label = QString::fromStdString(gemm::algoConfigFromJson(c, report.fileName, "/candidates").describe());
+                bar.details = QString::fromStdString(gemm::algoConfigFromJson(c, report.fileName, "/candidates").describe());
             } catch (const std::exception&) {
-                bar.label = QStringLiteral("candidate ") + QString::number(index);
             }
-            bar.label = QStringLiteral("#") + QString::number(index) + QLatin1Char(' ') + bar.label;
             bar.baseline = index == baselineIndex;
             bar.selected = index == selectedIndex;
+            auto addDetail = [&bar](const QString& line) { bar.details += (bar.details.isEmpty() ? QString() : QStringLiteral("\n")) + line; };
             const Json* error = member(c, "error");
-            if (error && error->is_string()) bar.details = QString::fromStdString(error->get<std::string>());
+            if (error && error->is_string()) addDetail(QString::fromStdString(error->get<std::string>()));
             if (const Json* parity = member(c, "parity"); parity && parity->is_object()) {
                 const Json* equal = member(*parity, "bitwise_equal_to_baseline");
                 const double relError = numberOr(member(*parity, "max_rel_error"), -1);
                 bar.parity = equal && equal->is_boolean() && equal->get<bool>() ? CandidateBar::Parity::BitwiseEqual
                              : relError >= 0 && relError <= 1e-2              ? CandidateBar::Parity::WithinBound
                                                                               : CandidateBar::Parity::Different;
-                if (relError >= 0) bar.details += (bar.details.isEmpty() ? QString() : QStringLiteral("\n")) +
-                                                  QStringLiteral("max rel. error ") + QString::number(relError, 'g', 3);
+                if (relError >= 0) addDetail(QStringLiteral("max rel. error vs FP32 reference ") + QString::number(relError, 'g', 3));
             }
             if (const Json* source = member(c, "source"); source && source->is_string())
-                bar.details += (bar.details.isEmpty() ? QString() : QStringLiteral("\n")) + QString::fromStdString(source->get<std::string>());
+                addDetail(QStringLiteral("found by: ") + QString::fromStdString(source->get<std::string>()));
             const Json* final = member(c, "final");
             const Json* first = member(c, "first_pass");
             if (final && final->is_object()) {
@@ -201,45 +224,58 @@ std::vector<CandidateBar> candidateBars(const CublasLtReport& report, QString* a
                 bar.p20Ms = numberOr(member(*final, "p20_ms"), 0);
                 bar.p80Ms = numberOr(member(*final, "p80_ms"), 0);
                 if (const Json* verdict = member(*final, "verdict_vs_baseline"); verdict && verdict->is_string())
-                    bar.details += QStringLiteral("\nvs baseline: ") + QString::fromStdString(verdict->get<std::string>());
+                    addDetail(QStringLiteral("vs baseline: ") + QString::fromStdString(verdict->get<std::string>()));
                 if (bar.medianMs > 0) finalists.push_back(bar);
             } else if (first && first->is_object()) {
                 bar.medianMs = numberOr(member(*first, "median_ms"), 0);
-                bar.details += QStringLiteral("\nfirst pass only (not a finalist)");
+                addDetail(QStringLiteral("first pass only (not a finalist)"));
                 if (bar.medianMs > 0) firstPass.push_back(bar);
             }
         }
         auto byMedian = [](const CandidateBar& a, const CandidateBar& b) { return a.medianMs < b.medianMs; };
         std::sort(finalists.begin(), finalists.end(), byMedian);
         std::sort(firstPass.begin(), firstPass.end(), byMedian);
-        bars = finalists;
-        for (const CandidateBar& bar : firstPass) {
-            if (bars.size() >= 40) break;
-            bars.push_back(bar);
+        if (!finalists.empty()) {
+            bars = finalists;
+            if (axisNote)
+                *axisNote = QCoreApplication::translate("CublasLtView", "finalists re-timed back to back: median per GEMM call, "
+                                                                        "whiskers p20-p80 (%1 candidates timed in the first pass)")
+                                .arg(finalists.size() + firstPass.size());
+        } else {
+            for (const CandidateBar& bar : firstPass) {
+                if (bars.size() >= 20) break;
+                bars.push_back(bar);
+            }
+            if (axisNote)
+                *axisNote = QCoreApplication::translate("CublasLtView", "first-pass median per GEMM call, fastest %1 of %2")
+                                .arg(bars.size())
+                                .arg(firstPass.size());
         }
-        if (axisNote) *axisNote = QCoreApplication::translate("CublasLtView", "GEMM latency per call");
         return bars;
     }
     // The seed format has no per-candidate timings: show its end-to-end run, baseline against the selected config.
     if (report.trajectory && report.trajectory->baseline_seconds && report.trajectory->candidate_seconds) {
         const Trajectory& t = *report.trajectory;
         CandidateBar baseline;
-        baseline.label = QCoreApplication::translate("CublasLtView", "production (baseline) run");
+        baseline.label = QCoreApplication::translate("CublasLtView", "production run");
         baseline.medianMs = *t.baseline_seconds * 1000.0;
         baseline.baseline = true;
         baseline.parity = CandidateBar::Parity::BitwiseEqual;
         CandidateBar candidate;
-        candidate.label = QCoreApplication::translate("CublasLtView", "selected config run");
-        if (t.selected_config) candidate.label += QStringLiteral(": ") + QString::fromStdString(describe(t.selected_config->config));
+        candidate.label = QCoreApplication::translate("CublasLtView", "run with the selected config");
+        if (t.selected_config) candidate.details = QString::fromStdString(describe(t.selected_config->config));
         candidate.medianMs = *t.candidate_seconds * 1000.0;
         candidate.selected = true;
         const bool exact = t.bf16_exact.value_or(false);
         candidate.parity = exact ? CandidateBar::Parity::BitwiseEqual : CandidateBar::Parity::Different;
-        candidate.details = QCoreApplication::translate("CublasLtView", "end-to-end trajectory, %1 % faster; bf16 exact: %2")
-                                .arg(t.improvement_percent.value_or(0), 0, 'f', 2)
-                                .arg(exact ? QStringLiteral("yes") : QStringLiteral("no"));
+        candidate.details += QCoreApplication::translate("CublasLtView", "\nend-to-end trajectory, %1 % faster; bf16 exact: %2")
+                                 .arg(t.improvement_percent.value_or(0), 0, 'f', 2)
+                                 .arg(exact ? QStringLiteral("yes") : QStringLiteral("no"));
         bars = {baseline, candidate};
-        if (axisNote) *axisNote = QCoreApplication::translate("CublasLtView", "whole trajectory wall time (not per GEMM)");
+        if (seconds) *seconds = true;
+        if (axisNote)
+            *axisNote = QCoreApplication::translate("CublasLtView", "whole trajectory wall time in seconds (this report has no "
+                                                                    "per-candidate GEMM timings)");
     }
     return bars;
 }
@@ -389,8 +425,9 @@ void CublasLtView::showReport() {
     rawView_->expandToDepth(0);
     rawView_->resizeColumnToContents(0);
     QString axisNote;
-    candidatesPlot_->setCandidates(candidateBars(r, &axisNote));
-    candidatesPlot_->setToolTip(axisNote);
+    bool seconds = false;
+    std::vector<CandidateBar> bars = candidateBars(r, &axisNote, &seconds);
+    candidatesPlot_->setCandidates(std::move(bars), axisNote, seconds);
 }
 
 bool CublasLtView::exportReport(const QString& path, QString* error) {

@@ -29,7 +29,8 @@ void fillHeuristicsModel(QStandardItemModel* model, const CublasLtReport& report
 // The split-k grid: rows split_k, columns reduction schemes, each cell the check's state and workspace.
 void fillSplitKModel(QStandardItemModel* model, const CublasLtReport& report);
 // Timed candidates of an explorer report (finalists first), or the seed's end-to-end baseline vs candidate run.
-std::vector<CandidateBar> candidateBars(const CublasLtReport& report, QString* axisNote = nullptr);
+// `axisNote` says what the values are; `seconds` is set when they are whole-run seconds rather than per-call ms.
+std::vector<CandidateBar> candidateBars(const CublasLtReport& report, QString* axisNote = nullptr, bool* seconds = nullptr);
 // One paragraph on what was selected and why.
 QString selectionSummary(const CublasLtReport& report);
 

@@ -53,6 +53,7 @@ public:
     ResultsDocument* resultsDocument() { return results_; }
     PolicyEditor* policyEditor() { return editor_; }
     ValidationPanel* validationPanel() { return validation_; }
+    QDockWidget* validationDock() { return validationDock_; }
     PlotsView* plotsView() { return plots_; }
     SweepView* sweepView() { return sweep_; }
     CublasLtView* cublasLtView() { return cublasLt_; }

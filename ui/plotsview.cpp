@@ -1,5 +1,6 @@
 #include "plotsview.hpp"
 
+#include <QCheckBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -47,6 +48,10 @@ PlotsView::PlotsView(ProfileDocument* profile, ResultsDocument* results, QWidget
     header_->setObjectName(QStringLiteral("plotsHeader"));
     header_->setTextFormat(Qt::PlainText);
     top->addWidget(header_, 1);
+    auto* relative = new QCheckBox(tr("Latency relative to the best at each NB"), this);
+    relative->setObjectName(QStringLiteral("latencyRelative"));
+    relative->setToolTip(tr("Divide every median by the fastest median at its NB, so all NBs share one scale"));
+    top->addWidget(relative);
     auto* exportButton = new QPushButton(tr("Export plot..."), this);
     exportButton->setToolTip(tr("Save the plot on screen as PNG, SVG or PDF"));
     top->addWidget(exportButton);
@@ -68,6 +73,7 @@ PlotsView::PlotsView(ProfileDocument* profile, ResultsDocument* results, QWidget
         connect(plot, &PlotWidget::hovered, this, &PlotsView::hovered);
     }
     connect(exportButton, &QPushButton::clicked, this, &PlotsView::exportCurrent);
+    connect(relative, &QCheckBox::toggled, latency_, &PlotWidget::setLatencyRelative);
     connect(results, &ResultsDocument::reset, this, &PlotsView::updateHeader);
     connect(results, &ResultsDocument::appended, this, &PlotsView::updateHeader);
     updateHeader();

@@ -39,6 +39,13 @@ QString formatMs(double ms) {
     return QString::number(ms / 1000.0, 'f', 3) + QStringLiteral(" s");
 }
 
+// "20 us", "1 ms", "500 ms": a 1-2-5 tick needs no decimals.
+QString tickLabel(double ms) {
+    if (ms < 1.0) return QString::number(ms * 1000.0, 'g', 3) + QStringLiteral(" us");
+    if (ms < 1000.0) return QString::number(ms, 'g', 3) + QStringLiteral(" ms");
+    return QString::number(ms / 1000.0, 'g', 3) + QStringLiteral(" s");
+}
+
 QString statsText(const CellStats& stats) {
     return QStringLiteral("median ") + formatMs(stats.medianMs) + QStringLiteral("  (p20 ") + formatMs(stats.p20Ms) +
            QStringLiteral(", p80 ") + formatMs(stats.p80Ms) + QStringLiteral(")\nmin ") + formatMs(stats.minMs) +
@@ -102,8 +109,10 @@ void PlotWidget::setMarkers(PolicyMarkers markers) {
     refresh();
 }
 
-void PlotWidget::setCandidates(std::vector<CandidateBar> candidates) {
+void PlotWidget::setCandidates(std::vector<CandidateBar> candidates, const QString& axisLabel, bool seconds) {
     candidates_ = std::move(candidates);
+    candidatesAxis_ = axisLabel;
+    candidatesInSeconds_ = seconds;
     refresh();
 }
 
@@ -172,23 +181,16 @@ void PlotWidget::showEmptyMessage(const QString& message) {
 
 void PlotWidget::buildLatency() {
     plot_->xAxis->setLabel(tr("NB (blocks of 65536 rows x 128)"));
-    plot_->yAxis->setLabel(tr("latency (ms, log scale)"));
     QSharedPointer<QCPAxisTickerFixed> nbTicker(new QCPAxisTickerFixed);
     nbTicker->setTickStep(1.0);
     nbTicker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
     plot_->xAxis->setTicker(nbTicker);
     if (!results_ || results_->empty()) {
+        plot_->yAxis->setLabel(tr("latency"));
         showEmptyMessage(tr("No results loaded: open a results file or run a sweep"));
         plot_->xAxis->setRange(0.5, 32.5);
         return;
     }
-    plot_->yAxis->setScaleType(QCPAxis::stLogarithmic);
-    QSharedPointer<QCPAxisTickerLog> logTicker(new QCPAxisTickerLog);
-    logTicker->setSubTickCount(8);
-    plot_->yAxis->setTicker(logTicker);
-    plot_->yAxis->setNumberFormat(QStringLiteral("gb"));
-    plot_->yAxis->grid()->setSubGridVisible(true);
-
     const auto& nbs = results_->nbs();
     const auto& configs = results_->configs();
     const int columns = static_cast<int>(configs.size());
@@ -199,26 +201,32 @@ void PlotWidget::buildLatency() {
     minus.reserve(keys.capacity());
     plus.reserve(keys.capacity());
     hoverPoints_.reserve(static_cast<std::size_t>(keys.capacity()) + 3 * nbs.size());
+    std::vector<double> drawn;  // values drawn, for a range that is not set by one outlier
+    drawn.reserve(static_cast<std::size_t>(keys.capacity()));
     double low = std::numeric_limits<double>::max(), high = 0;
     for (int row = 0; row < static_cast<int>(nbs.size()); ++row) {
         const int nb = nbs[static_cast<std::size_t>(row)];
         const int bestColumn = results_->bestColumn(row);
         const CellStats* bestStats = results_->cell(row, bestColumn);
+        // Relative mode divides by the best median at this NB, so every NB shares one scale around 1.
+        const double scale = relativeLatency_ && bestStats && bestStats->medianMs > 0 ? 1.0 / bestStats->medianMs : 1.0;
         for (int column = 0; column < columns; ++column) {
             const CellStats* stats = results_->cell(row, column);
             if (!stats || stats->medianMs <= 0) continue;
             const double key = nb + slotOffset(column, columns);
+            const double value = stats->medianMs * scale;
             keys.push_back(key);
-            values.push_back(stats->medianMs);
-            minus.push_back(std::max(0.0, stats->medianMs - stats->p20Ms));
-            plus.push_back(std::max(0.0, stats->p80Ms - stats->medianMs));
-            low = std::min(low, stats->p20Ms > 0 ? stats->p20Ms : stats->medianMs);
-            high = std::max(high, stats->p80Ms);
+            values.push_back(value);
+            minus.push_back(std::max(0.0, stats->medianMs - stats->p20Ms) * scale);
+            plus.push_back(std::max(0.0, stats->p80Ms - stats->medianMs) * scale);
+            low = std::min(low, (stats->p20Ms > 0 ? stats->p20Ms : stats->medianMs) * scale);
+            high = std::max(high, stats->p80Ms * scale);
+            drawn.push_back(value);
             // The hover text of 2400 points is written only for the one hovered (cellText).
-            hoverPoints_.push_back({key, stats->medianMs, QString(), row, column});
+            hoverPoints_.push_back({key, value, QString(), row, column});
             if (column == bestColumn) {
                 bestKeys.push_back(key);
-                bestValues.push_back(stats->medianMs);
+                bestValues.push_back(value);
             }
         }
         auto marker = markers_.find(nb);
@@ -228,7 +236,7 @@ void PlotWidget::buildLatency() {
             if (stats) {
                 const double key = nb + slotOffset(column, columns);
                 (marker->second.prospective ? prospectiveKeys : profileKeys).push_back(key);
-                (marker->second.prospective ? prospectiveValues : profileValues).push_back(stats->medianMs);
+                (marker->second.prospective ? prospectiveValues : profileValues).push_back(stats->medianMs * scale);
                 QString text = QStringLiteral("NB ") + QString::number(nb) + QStringLiteral(": the profile's ") +
                                (marker->second.prospective ? QStringLiteral("prospective ") : QString()) +
                                QStringLiteral("config ") + configLabel(marker->second.config) + QLatin1Char('\n') +
@@ -238,7 +246,7 @@ void PlotWidget::buildLatency() {
                             QString::number((stats->medianMs / bestStats->medianMs - 1.0) * 100.0, 'f', 1) +
                             QStringLiteral(" % vs best ") +
                             configLabel(configs[static_cast<std::size_t>(bestColumn)]);
-                hoverPoints_.push_back({key, stats->medianMs, text});
+                hoverPoints_.push_back({key, stats->medianMs * scale, text});
             }
         }
     }
@@ -264,7 +272,32 @@ void PlotWidget::buildLatency() {
     pointCount_ = static_cast<int>(keys.size());
     plot_->legend->setVisible(true);
     plot_->xAxis->setRange(nbs.front() - 0.6, nbs.back() + 0.6);
-    if (high > 0) plot_->yAxis->setRange(low * 0.8, high * 1.25);
+    if (relativeLatency_) {
+        plot_->yAxis->setLabel(tr("median / best median at the NB (whiskers p20-p80)"));
+        plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+        // Most configs sit within a few percent of the best; show up to the 95th percentile, not the worst outlier.
+        std::sort(drawn.begin(), drawn.end());
+        const double upper = drawn.empty() ? 2.0 : drawn[static_cast<std::size_t>(0.95 * (drawn.size() - 1))];
+        plot_->yAxis->setRange(std::min(0.99, low), std::max(1.05, upper * 1.02));
+    } else {
+        plot_->yAxis->setLabel(tr("median latency (log scale, whiskers p20-p80)"));
+        plot_->yAxis->setScaleType(QCPAxis::stLogarithmic);
+        // 1-2-5 ticks labelled in us/ms: a log axis over 10 us..300 us otherwise shows only two labels.
+        QSharedPointer<QCPAxisTickerText> ticks(new QCPAxisTickerText);
+        for (double decade = 1e-4; decade < 1e5; decade *= 10)
+            for (double step : {1.0, 2.0, 5.0})
+                if (decade * step >= low * 0.5 && decade * step <= high * 2.0) ticks->addTick(decade * step, tickLabel(decade * step));
+        ticks->setSubTickCount(0);
+        plot_->yAxis->setTicker(ticks);
+        plot_->yAxis->grid()->setSubGridVisible(false);
+        if (high > 0) plot_->yAxis->setRange(low * 0.8, high * 1.25);
+    }
+}
+
+void PlotWidget::setLatencyRelative(bool relative) {
+    if (relativeLatency_ == relative) return;
+    relativeLatency_ = relative;
+    refresh();
 }
 
 int PlotWidget::heatmapLabelStride(int columns) const {
@@ -295,6 +328,8 @@ void PlotWidget::buildHeatmap() {
                               QCPRange(columns == 1 ? -0.5 : 0, columns == 1 ? 0.5 : columns - 1));
     }
     double worst = 1.0;
+    std::vector<double> ratios;
+    ratios.reserve(static_cast<std::size_t>(rows) * static_cast<std::size_t>(columns));
     for (int row = 0; row < rows; ++row) {
         const CellStats* best = results_->cell(row, results_->bestColumn(row));
         for (int column = 0; column < columns; ++column) {
@@ -303,33 +338,39 @@ void PlotWidget::buildHeatmap() {
             if (stats && best && best->medianMs > 0) {
                 ratio = stats->medianMs / best->medianMs;
                 worst = std::max(worst, ratio);
+                ratios.push_back(ratio);
                 ++pointCount_;
             }
             map->data()->setCell(row, column, ratio);
         }
     }
-    QCPColorGradient gradient;
-    gradient.clearColorStops();
-    gradient.setColorStopAt(0.0, QColor(0, 104, 55));
-    gradient.setColorStopAt(0.05, QColor(102, 189, 99));
-    gradient.setColorStopAt(0.2, QColor(255, 255, 191));
-    gradient.setColorStopAt(0.5, QColor(253, 174, 97));
-    gradient.setColorStopAt(1.0, QColor(165, 0, 38));
-    gradient.setNanHandling(QCPColorGradient::nhTransparent);
-    map->setGradient(gradient);
-    map->setInterpolate(false);
-    // Clamp at 2x: beyond twice the best every config is simply "bad", and a wider scale washes out the rest.
-    map->setDataRange(QCPRange(1.0, std::max(1.1, std::min(worst, 2.0))));
-
+    map->removeFromLegend();
     auto* scale = new QCPColorScale(plot_);
     plot_->plotLayout()->addElement(1, 1, scale);
     scale->setType(QCPAxis::atRight);
-    scale->axis()->setLabel(tr("median / best at NB (clamped at 2)"));
-    map->setColorScale(scale);
+    map->setColorScale(scale);  // before the gradient: attaching a scale gives the map the scale's gradient
+    QCPColorGradient gradient;
+    gradient.clearColorStops();
+    gradient.setColorStopAt(0.0, QColor(0, 104, 55));
+    gradient.setColorStopAt(0.15, QColor(102, 189, 99));
+    gradient.setColorStopAt(0.4, QColor(255, 255, 191));
+    gradient.setColorStopAt(0.7, QColor(253, 174, 97));
+    gradient.setColorStopAt(1.0, QColor(165, 0, 38));
+    gradient.setNanHandling(QCPColorGradient::nhTransparent);
+    scale->setGradient(gradient);
+    map->setGradient(gradient);
+    map->setInterpolate(false);
+    // The colour range ends at the 95th percentile of the ratios (at most 2x): on a well-tuned device most configs
+    // sit within a few percent of the best, and a scale set by the worst outlier paints them all the same.
+    std::sort(ratios.begin(), ratios.end());
+    const double p95 = ratios.empty() ? 2.0 : ratios[static_cast<std::size_t>(0.95 * (ratios.size() - 1))];
+    const double top = std::clamp(p95, 1.05, 2.0);
+    map->setDataRange(QCPRange(1.0, top));
+    scale->axis()->setLabel(tr("median / best at the NB (clamped at %1)").arg(top, 0, 'f', 2));
     auto* marginGroup = new QCPMarginGroup(plot_);
     plot_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, marginGroup);
     scale->setMarginGroup(QCP::msBottom | QCP::msTop, marginGroup);
-    map->setDataRange(QCPRange(1.0, std::max(1.1, std::min(worst, 2.0))));
+    (void)worst;
 
     QSharedPointer<QCPAxisTickerText> nbTicker(new QCPAxisTickerText);
     const int nbStride = std::max(1, rows / 32);
@@ -361,8 +402,16 @@ void PlotWidget::buildHeatmap() {
         scatterGraph(plot_, tr("profile's prospective config"),
                      QCPScatterStyle(QCPScatterStyle::ssSquare, QPen(QColor(40, 40, 200), 2, Qt::DotLine), Qt::NoBrush, 9));
     prospective->setData(prospectiveKeys, prospectiveValues, true);
-    plot_->legend->setVisible(!keys.isEmpty() || !prospectiveKeys.isEmpty());
-    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    // The legend goes below the map, where it hides no cell.
+    if (!keys.isEmpty() || !prospectiveKeys.isEmpty()) {
+        plot_->axisRect()->insetLayout()->take(plot_->legend);
+        auto* legendRow = new QCPLayoutGrid;
+        plot_->plotLayout()->addElement(2, 0, legendRow);
+        legendRow->addElement(0, 0, plot_->legend);
+        plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
+        plot_->legend->setVisible(true);
+        plot_->plotLayout()->setRowStretchFactor(2, 0.001);
+    }
     plot_->xAxis->setRange(-0.5, rows - 0.5);
     plot_->yAxis->setRange(-0.5, columns - 0.5);
     for (const auto& config : configs) heatmapColumns_.push_back(configLabel(config));
@@ -440,7 +489,9 @@ void PlotWidget::buildBandwidth() {
 
 void PlotWidget::buildCandidates() {
     // Horizontal bars: candidate labels are long and read better along the vertical axis.
-    plot_->xAxis->setLabel(tr("latency (ms), whiskers p20-p80"));
+    const double unit = candidatesInSeconds_ ? 1e-3 : 1.0;  // values are medianMs; shown in s or ms
+    auto format = [this](double ms) { return candidatesInSeconds_ ? QString::number(ms / 1000.0, 'f', 2) + QStringLiteral(" s") : formatMs(ms); };
+    plot_->xAxis->setLabel(candidatesAxis_.isEmpty() ? tr("latency (ms), whiskers p20-p80") : candidatesAxis_);
     if (candidates_.empty()) {
         showEmptyMessage(tr("No timed candidates in this report"));
         return;
@@ -458,17 +509,18 @@ void PlotWidget::buildCandidates() {
         {CandidateBar::Parity::Different, tr("differs from baseline"), QColor(215, 48, 39)},
         {CandidateBar::Parity::Unknown, tr("parity not recorded"), QColor(150, 150, 150)},
     };
-    double high = 0;
+    double high = 0, low = std::numeric_limits<double>::max();
     for (const Group& group : groups) {
         QVector<double> keys, values, minus, plus;
         for (int index = 0; index < count; ++index) {
             const CandidateBar& bar = candidates_[static_cast<std::size_t>(index)];
             if (bar.parity != group.parity) continue;
             keys.push_back(index);
-            values.push_back(bar.medianMs);
-            minus.push_back(bar.p20Ms > 0 ? std::max(0.0, bar.medianMs - bar.p20Ms) : 0.0);
-            plus.push_back(bar.p80Ms > 0 ? std::max(0.0, bar.p80Ms - bar.medianMs) : 0.0);
-            high = std::max(high, std::max(bar.medianMs, bar.p80Ms));
+            values.push_back(bar.medianMs * unit);
+            minus.push_back(bar.p20Ms > 0 ? std::max(0.0, bar.medianMs - bar.p20Ms) * unit : 0.0);
+            plus.push_back(bar.p80Ms > 0 ? std::max(0.0, bar.p80Ms - bar.medianMs) * unit : 0.0);
+            high = std::max(high, std::max(bar.medianMs, bar.p80Ms) * unit);
+            low = std::min(low, (bar.p20Ms > 0 ? bar.p20Ms : bar.medianMs) * unit);
         }
         if (keys.isEmpty()) continue;
         auto* bars = new QCPBars(plot_->yAxis, plot_->xAxis);
@@ -481,39 +533,38 @@ void PlotWidget::buildCandidates() {
         whiskers->removeFromLegend();
         whiskers->setDataPlottable(bars);
         whiskers->setData(minus, plus);
+        whiskers->setPen(QPen(Qt::black));
         pointCount_ += static_cast<int>(keys.size());
     }
+    const CandidateBar* baseline = nullptr;
+    for (const auto& other : candidates_)
+        if (other.baseline) baseline = &other;
     for (int index = 0; index < count; ++index) {
         const CandidateBar& bar = candidates_[static_cast<std::size_t>(index)];
         QString label = bar.label;
         if (bar.baseline) label += tr(" [baseline]");
         if (bar.selected) label = QStringLiteral("\u25B6 ") + label + tr(" [selected]");
         labels->addTick(index, label);
-        QString text = bar.label + QLatin1Char('\n') + QStringLiteral("median ") + formatMs(bar.medianMs);
-        if (bar.p20Ms > 0) text += QStringLiteral(" (p20 ") + formatMs(bar.p20Ms) + QStringLiteral(", p80 ") + formatMs(bar.p80Ms) + QLatin1Char(')');
-        const CandidateBar* baseline = nullptr;
-        for (const auto& other : candidates_)
-            if (other.baseline) baseline = &other;
+        QString text = bar.label + QLatin1Char('\n') + QStringLiteral("median ") + format(bar.medianMs);
+        if (bar.p20Ms > 0) text += QStringLiteral(" (p20 ") + format(bar.p20Ms) + QStringLiteral(", p80 ") + format(bar.p80Ms) + QLatin1Char(')');
         if (baseline && baseline != &bar && baseline->medianMs > 0)
             text += QStringLiteral("\n") + QString::number((1.0 - bar.medianMs / baseline->medianMs) * 100.0, 'f', 2) +
                     QStringLiteral(" % faster than the baseline");
         if (!bar.details.isEmpty()) text += QLatin1Char('\n') + bar.details;
-        hoverPoints_.push_back({static_cast<double>(index), bar.medianMs, text});
-        if (bar.selected) {
-            auto* arrow = new QCPItemText(plot_);
-            arrow->position->setCoords(bar.medianMs, index);
-            arrow->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-            arrow->setText(tr("  selected"));
-            arrow->setFont(QFont(font().family(), 9, QFont::Bold));
-        }
+        hoverPoints_.push_back({static_cast<double>(index), bar.medianMs * unit, text});
     }
     plot_->yAxis->setTicker(labels);
-    plot_->yAxis->setTickLabelFont(QFont(font().family(), 8));
+    plot_->yAxis->setTickLabelFont(QFont(font().family(), count > 12 ? 8 : 9));
+    plot_->yAxis->grid()->setVisible(false);
     plot_->yAxis->setRangeReversed(true);  // first candidate on top
     plot_->yAxis->setRange(-0.6, count - 0.4);
-    plot_->xAxis->setRange(0, high * 1.2);
+    // Candidates of one GEMM differ by a few percent: start the axis near the fastest so the differences show
+    // (the axis labels say where it starts); spreads wider than 2x start at zero.
+    const double start = low > 0 && high / low < 2.0 ? low - (high - low) * 0.6 - low * 0.01 : 0.0;
+    plot_->xAxis->setRange(std::max(0.0, start), high + (high - std::max(0.0, start)) * 0.08);
     plot_->legend->setVisible(true);
-    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    // Fastest on top: the top right is where the bars are shortest.
+    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
 }
 
 QString PlotWidget::cellText(int row, int column) const {
@@ -551,7 +602,7 @@ std::optional<QPoint> PlotWidget::positionOfPoint(int index) const {
     if (index < 0 || index >= static_cast<int>(hoverPoints_.size())) return std::nullopt;
     const HoverPoint& point = hoverPoints_[static_cast<std::size_t>(index)];
     if (kind_ == Kind::Candidates)
-        return QPoint(static_cast<int>(plot_->xAxis->coordToPixel(point.value * 0.5)),
+        return QPoint(static_cast<int>(plot_->xAxis->coordToPixel(point.value) - 3),
                       static_cast<int>(plot_->yAxis->coordToPixel(point.key)));
     return QPoint(static_cast<int>(plot_->xAxis->coordToPixel(point.key)),
                   static_cast<int>(plot_->yAxis->coordToPixel(point.value)));
@@ -573,7 +624,7 @@ QString PlotWidget::hoverTextAt(const QPoint& position) const {
         const double key = plot_->yAxis->pixelToCoord(position.y());
         const int index = static_cast<int>(std::lround(key));
         if (index < 0 || index >= static_cast<int>(hoverPoints_.size()) || std::abs(key - index) > 0.4) return {};
-        if (plot_->xAxis->pixelToCoord(position.x()) > hoverPoints_[static_cast<std::size_t>(index)].value * 1.05)
+        if (plot_->xAxis->pixelToCoord(position.x()) > hoverPoints_[static_cast<std::size_t>(index)].value * 1.01)
             return {};
         return pointText(hoverPoints_[static_cast<std::size_t>(index)]);
     }

@@ -55,7 +55,11 @@ public:
     // The plot keeps a pointer to `results`; call refresh() after it changed (the sweep view does, throttled).
     void setResults(const ResultsIndex* results, PolicyMarkers markers);
     void setMarkers(PolicyMarkers markers);
-    void setCandidates(std::vector<CandidateBar> candidates);
+    // `axisLabel` names what the bars measure; with `seconds` the values (still in medianMs) are shown in seconds.
+    void setCandidates(std::vector<CandidateBar> candidates, const QString& axisLabel = {}, bool seconds = false);
+    // Latency plot: medians divided by the best median at each NB (one shared scale around 1) instead of absolute.
+    void setLatencyRelative(bool relative);
+    bool latencyRelative() const { return relativeLatency_; }
     // Rebuilds the plot from the data; cheap enough to call a few times a second while a sweep streams.
     void refresh();
 
@@ -106,6 +110,9 @@ private:
     const ResultsIndex* results_ = nullptr;
     PolicyMarkers markers_;
     std::vector<CandidateBar> candidates_;
+    QString candidatesAxis_;
+    bool candidatesInSeconds_ = false;
+    bool relativeLatency_ = false;
     std::vector<HoverPoint> hoverPoints_;  // in plot coordinates; hovering picks the nearest on screen
     int pointCount_ = 0;
     // Heatmap hover is a cell lookup rather than a nearest point.

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -22,6 +23,8 @@
 #include "policyeditor.hpp"
 #include "policytablemodel.hpp"
 #include "profiledocument.hpp"
+#include "sweeprunner.hpp"
+#include "sweepview.hpp"
 #include "validationmodel.hpp"
 
 namespace tunescope::ui {
@@ -46,7 +49,7 @@ bool save(QWidget* widget, const QString& dir, const QString& name) {
 
 }  // namespace
 
-int takeScreenshots(const QString& dir, const QString& resultsFile) {
+int takeScreenshots(const QString& dir, const QString& resultsFile, const QString& reportFile) {
     QDir().mkpath(dir);
     const QString profilesDir = bundledProfilesDir();
     if (profilesDir.isEmpty()) {
@@ -85,7 +88,9 @@ int takeScreenshots(const QString& dir, const QString& resultsFile) {
             break;
         }
     }
+    window.resizeDocks({window.validationDock()}, {330}, Qt::Vertical);
     failures += !save(&window, dir, QStringLiteral("validation.png"));
+    window.resizeDocks({window.validationDock()}, {150}, Qt::Vertical);
 
     window.showPage(MainWindow::Page::Plots);
     PlotsView* plots = window.plotsView();
@@ -94,9 +99,11 @@ int takeScreenshots(const QString& dir, const QString& resultsFile) {
         plots->tabs()->setCurrentIndex(tab);
         failures += !save(&window, dir, QString::fromLatin1(plotNames[tab]));
     }
-
-    window.showPage(MainWindow::Page::Sweep);
-    failures += !save(&window, dir, QStringLiteral("sweep.png"));
+    plots->tabs()->setCurrentIndex(0);
+    auto* relative = plots->findChild<QCheckBox*>(QStringLiteral("latencyRelative"));
+    if (relative) relative->setChecked(true);
+    failures += !save(&window, dir, QStringLiteral("plot-latency-relative.png"));
+    if (relative) relative->setChecked(false);
 
     if (window.openReport(report, true)) {
         CublasLtView* view = window.cublasLtView();
@@ -109,23 +116,64 @@ int takeScreenshots(const QString& dir, const QString& resultsFile) {
         std::fprintf(stderr, "tunescope: %s\n", qPrintable(window.lastError()));
         ++failures;
     }
+    if (!reportFile.isEmpty()) {
+        if (window.openReport(reportFile, true)) {
+            CublasLtView* view = window.cublasLtView();
+            view->tabs()->setCurrentIndex(2);
+            failures += !save(&window, dir, QStringLiteral("cublaslt-explorer-candidates.png"));
+            view->tabs()->setCurrentIndex(0);
+            failures += !save(&window, dir, QStringLiteral("cublaslt-explorer-heuristics.png"));
+        } else {
+            std::fprintf(stderr, "tunescope: %s\n", qPrintable(window.lastError()));
+            ++failures;
+        }
+    }
 
-    // Diff: edit the editor's copy (apply NB 9's config to NB 14..17, promote when results are there) and compare
-    // it with the file on disk.
+    // Diff: promote the measured winners into the editor's copy (when results are loaded) and apply NB 9's config
+    // to NB 30..32 by hand, then compare with the file on disk.
     PolicyEditor* editor = window.policyEditor();
     QTableView* table = editor->view();
     PolicyTableModel* model = editor->model();
+    if (!resultsFile.isEmpty() && window.sweepView()->promoteWinners() < 0)
+        std::fprintf(stderr, "tunescope: promote: %s\n", qPrintable(window.sweepView()->lastError()));
     table->setCurrentIndex(model->index(8, PolicyTableModel::BtColumn));
     table->selectionModel()->clearSelection();
-    for (int row = 13; row <= 16; ++row)
+    for (int row = 29; row <= 31; ++row)
         table->selectionModel()->select(model->index(row, PolicyTableModel::BtColumn), QItemSelectionModel::Select);
     editor->applyCurrentConfigToSelection();
-    model->setData(model->index(19, PolicyTableModel::WarpsColumn), 4);
     window.showPage(MainWindow::Page::Diff);
     failures += !save(&window, dir, QStringLiteral("diff.png"));
 
     window.showPage(MainWindow::Page::Policy);
+    table->scrollTo(model->index(20, 0));
     failures += !save(&window, dir, QStringLiteral("policy-edited.png"));
+
+    // A live CPU sweep (tiny NB range and grid): the page mid-run, with results streaming into its plot.
+    SweepView* sweep = window.sweepView();
+    window.showPage(MainWindow::Page::Sweep);
+    sweep->setBackend(QStringLiteral("cpu"));
+    sweep->setNbList(QStringLiteral("1-6"));
+    sweep->setGridLists(QStringLiteral("8,16,32,64,128"), QStringLiteral("1,2,4,8,16"), QStringLiteral("3"));
+    sweep->setStoppingRule(5, 2.0, 0.0, 400.0);
+    sweep->setOutputFile(work.filePath(QStringLiteral("cpu-sweep.jsonl")));
+    if (sweep->startSweep()) {
+        int measured = 0;
+        QObject::connect(sweep->runner(), &SweepRunner::recordMeasured, &window, [&measured] { ++measured; });
+        QEventLoop loop;
+        QTimer poll;
+        QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
+            if (measured >= 90 || !sweep->runner()->isRunning()) loop.quit();
+        });
+        poll.start(50);
+        loop.exec();
+        failures += !save(&window, dir, QStringLiteral("sweep.png"));
+        sweep->cancelSweep();
+        sweep->runner()->wait();
+        settle();
+    } else {
+        std::fprintf(stderr, "tunescope: sweep: %s\n", qPrintable(sweep->lastError()));
+        ++failures;
+    }
 
     // Standalone plot exports, as the Export menu writes them.
     QString error;

@@ -415,20 +415,15 @@ void SweepView::updateButtons() {
     start_->setEnabled(!running && device_->count() > 0);
     cancel_->setEnabled(running);
     promote_->setEnabled(!running && profile_ && profile_->hasProfile() && results_ && !results_->isEmpty());
-    const int grid = gridKind_->currentIndex();
-    btList_->setEnabled(grid == 1);
-    warpsList_->setEnabled(grid == 1);
-    stagesList_->setEnabled(grid == 1);
-    gridFile_->setEnabled(grid == 2);
     for (QWidget* w : std::initializer_list<QWidget*>{backend_, device_, nbList_, gridKind_, minSamples_, maxNoise_,
                                                       minTime_, timeout_, coldL2_, profileConfigs_, output_})
         w->setEnabled(!running);
-    if (!running) {
-        btList_->setEnabled(grid == 1);
-        warpsList_->setEnabled(grid == 1);
-        stagesList_->setEnabled(grid == 1);
-        gridFile_->setEnabled(grid == 2);
-    }
+    // The grid fields follow the grid kind, and nothing is editable while a sweep runs.
+    const int grid = gridKind_->currentIndex();
+    btList_->setEnabled(!running && grid == 1);
+    warpsList_->setEnabled(!running && grid == 1);
+    stagesList_->setEnabled(!running && grid == 1);
+    gridFile_->setEnabled(!running && grid == 2);
 }
 
 void SweepView::log(const QString& line) {

@@ -1,5 +1,5 @@
 // The TuneScope desktop app: a thin shell over the ui library. `tunescope [FILE...]` opens the files given
-// (profiles, sweep results, cuBLASLt reports); `tunescope --screenshots DIR [--results FILE]` renders every main
+// (profiles, sweep results, cuBLASLt reports); `tunescope --screenshots DIR [--results FILE] [--report FILE]` renders every main
 // view to PNG files in DIR and exits (docs/gui.md).
 #include <QApplication>
 #include <QCommandLineParser>
@@ -26,12 +26,15 @@ int main(int argc, char** argv) {
                                    QStringLiteral("Render each main view to PNG files in DIR, then exit."), QStringLiteral("DIR"));
     QCommandLineOption results(QStringLiteral("results"),
                                QStringLiteral("Sweep results file the screenshots' plots use."), QStringLiteral("FILE"));
+    QCommandLineOption report(QStringLiteral("report"),
+                              QStringLiteral("cuBLASLt explorer report the screenshots also show."), QStringLiteral("FILE"));
     parser.addOption(screenshots);
     parser.addOption(results);
+    parser.addOption(report);
     parser.process(app);
 
     if (parser.isSet(screenshots))
-        return tunescope::ui::takeScreenshots(parser.value(screenshots), parser.value(results));
+        return tunescope::ui::takeScreenshots(parser.value(screenshots), parser.value(results), parser.value(report));
 
     tunescope::ui::MainWindow window;
     window.show();
