@@ -88,9 +88,11 @@ int takeScreenshots(const QString& dir, const QString& resultsFile, const QStrin
             break;
         }
     }
-    window.resizeDocks({window.validationDock()}, {330}, Qt::Vertical);
+    // A taller panel for this one, so more diagnostics show.
+    window.validationDock()->setMinimumHeight(340);
     failures += !save(&window, dir, QStringLiteral("validation.png"));
-    window.resizeDocks({window.validationDock()}, {150}, Qt::Vertical);
+    window.validationDock()->setMinimumHeight(0);
+    window.resizeDocks({window.validationDock()}, {170}, Qt::Vertical);
 
     window.showPage(MainWindow::Page::Plots);
     PlotsView* plots = window.plotsView();
@@ -148,6 +150,13 @@ int takeScreenshots(const QString& dir, const QString& resultsFile, const QStrin
     table->scrollTo(model->index(20, 0));
     failures += !save(&window, dir, QStringLiteral("policy-edited.png"));
 
+    // A standalone plot export, as the Export menu writes it (SVG), of the H200 results.
+    QString error;
+    if (!plots->latencyPlot()->exportTo(QDir(dir).filePath(QStringLiteral("export-latency.svg")), &error)) {
+        std::fprintf(stderr, "tunescope: %s\n", qPrintable(error));
+        ++failures;
+    }
+
     // A live CPU sweep (tiny NB range and grid): the page mid-run, with results streaming into its plot.
     SweepView* sweep = window.sweepView();
     window.showPage(MainWindow::Page::Sweep);
@@ -175,9 +184,6 @@ int takeScreenshots(const QString& dir, const QString& resultsFile, const QStrin
         ++failures;
     }
 
-    // Standalone plot exports, as the Export menu writes them.
-    QString error;
-    plots->latencyPlot()->exportTo(QDir(dir).filePath(QStringLiteral("export-latency.svg")), &error);
     window.profileDocument()->undoStack()->setClean();  // no "unsaved changes" prompt on the way out
     window.close();
     return failures == 0 ? 0 : 1;
