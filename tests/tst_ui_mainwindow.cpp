@@ -4,7 +4,10 @@
 #include <QDir>
 #include <QFile>
 #include <QLabel>
+#include <QMessageBox>
 #include <QMimeData>
+#include <QPushButton>
+#include <QTimer>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -151,6 +154,40 @@ private slots:
         QVERIFY2(view.exportReport(out, &error), qPrintable(error));
         QCOMPARE(bytes(out), bytes(sample("cublaslt-gb10-nvfp4-fc2-report.json")));
         QVERIFY(view.openReport(out, &error));
+    }
+
+    void unsavedChangesPrompt() {
+        const QString path = dir.filePath(QStringLiteral("prompt.json"));
+        QVERIFY(QFile::copy(profilePath, path));
+        QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner);
+        MainWindow window;
+        window.show();
+        QVERIFY(window.openProfile(path, true));
+        PolicyTableModel* model = window.policyEditor()->model();
+        QVERIFY(model->setData(model->index(3, PolicyTableModel::WarpsColumn), 2));
+        // Answer the prompt the way a user would, by pressing one of its buttons.
+        auto answer = [](QMessageBox::StandardButton button) {
+            QTimer::singleShot(0, [button] {
+                auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+                QVERIFY(box);
+                QVERIFY(box->text().contains(QStringLiteral("prompt.json")));
+                box->button(button)->click();
+            });
+        };
+        answer(QMessageBox::Cancel);
+        QVERIFY(!window.close());  // cancelled: the window stays, the edit too
+        QVERIFY(window.profileDocument()->isModified());
+        answer(QMessageBox::Save);
+        QVERIFY(window.close());
+        QVERIFY(!window.profileDocument()->isModified());
+        MainWindow reopened;
+        QVERIFY(reopened.openProfile(path, true));
+        QCOMPARE(reopened.policyEditor()->model()->index(3, PolicyTableModel::WarpsColumn).data().toInt(), 2);
+        // Discard: the edit is dropped, the file stays as saved.
+        QVERIFY(reopened.policyEditor()->model()->setData(reopened.policyEditor()->model()->index(3, PolicyTableModel::WarpsColumn), 4));
+        answer(QMessageBox::Discard);
+        QVERIFY(reopened.close());
+        QCOMPARE(loadProfile(path.toStdString()).policyFor(4)->config.num_warps, 2);
     }
 
     void dragAndDropOpens() {
