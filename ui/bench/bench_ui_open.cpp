@@ -1,6 +1,6 @@
 // Benchmark (not a test): opening the seed profile together with a synthetic 2400-record results file into the
 // models and plots, as the app does, and what a redraw costs once it is open (panning and zooming).
-// Run: QT_QPA_PLATFORM=offscreen bench_ui_open [--repeat N]. Prints one line per stage, the median of N runs.
+// Run: QT_QPA_PLATFORM=offscreen bench_ui_open [--repeat N] [--results FILE]. Prints one line per stage, the median of N runs.
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -48,16 +48,24 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("TuneScope-bench"));
     int repeat = 7;
-    for (int i = 1; i + 1 < argc; ++i)
+    QString resultsArgument;  // --results FILE: a real results file instead of the synthetic one
+    for (int i = 1; i + 1 < argc; ++i) {
         if (QByteArray(argv[i]) == "--repeat") repeat = std::max(1, QByteArray(argv[i + 1]).toInt());
+        if (QByteArray(argv[i]) == "--results") resultsArgument = QString::fromLocal8Bit(argv[i + 1]);
+    }
 
     const QString profile = QDir(bundledProfilesDir()).filePath(QStringLiteral("fla-l2norm-gfx942-profile.json"));
     QTemporaryDir dir;
-    const QString results = dir.filePath(QStringLiteral("synthetic-2400.jsonl"));
-    const std::size_t lines = synthetic::writeSyntheticResults(results.toStdString());
-    std::printf("input: %s + %s (%zu records: 2400 configs + 32 copy ceilings, %lld bytes)\n", qPrintable(profile),
-                qPrintable(QDir(dir.path()).relativeFilePath(results)), lines,
-                static_cast<long long>(QFileInfo(results).size()));
+    QString results = resultsArgument;
+    if (results.isEmpty()) {
+        results = dir.filePath(QStringLiteral("synthetic-2400.jsonl"));
+        const std::size_t lines = synthetic::writeSyntheticResults(results.toStdString());
+        std::printf("input: %s + synthetic-2400.jsonl (%zu records: 2400 configs + 32 copy ceilings, %lld bytes)\n",
+                    qPrintable(profile), lines, static_cast<long long>(QFileInfo(results).size()));
+    } else {
+        std::printf("input: %s + %s (%lld bytes)\n", qPrintable(profile), qPrintable(results),
+                    static_cast<long long>(QFileInfo(results).size()));
+    }
 
     std::vector<double> profileMs, resultsMs, modelsMs, plotsMs, totalMs, replotLatencyMs, replotHeatmapMs, refreshMs;
     for (int run = 0; run < repeat; ++run) {
