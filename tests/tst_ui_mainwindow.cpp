@@ -146,6 +146,34 @@ private slots:
         QVERIFY(!window.lastError().isEmpty());
     }
 
+    void importFlaConfigIsOneUndoStep() {
+        // An FLA config file exported from a profile whose NB 20 differs from the seed's.
+        Profile changed = loadProfile(profilePath.toStdString());
+        TritonConfig config = changed.policyFor(20)->config;
+        config.num_warps = 2;
+        config.BT = 16;
+        changed.setPolicy(20, config, "prospective-test");
+        const QString out = dir.filePath(QStringLiteral("fla-import"));
+        exportFla(changed, out.toStdString());
+        MainWindow window;
+        QVERIFY(window.openProfile(profilePath, true));
+        QVERIFY2(window.openFile(QDir(out).filePath(QStringLiteral("l2norm_fwd_kernel.json")), true), qPrintable(window.lastError()));
+        const PolicyEntry* imported = window.profileDocument()->entry(20);
+        QCOMPARE(imported->config.num_warps, 2);
+        QCOMPARE(QString::fromStdString(imported->basis), QStringLiteral("imported-fla-config"));
+        QCOMPARE(window.profileDocument()->undoStack()->count(), 1);
+        QVERIFY(window.policyEditor()->model()->index(19, PolicyTableModel::WarpsColumn).data(PolicyTableModel::ChangedOnDiskRole).toBool());
+        window.profileDocument()->undoStack()->undo();
+        QCOMPARE(window.profileDocument()->entry(20)->config.num_warps, 8);
+        QVERIFY(!window.profileDocument()->isModified());
+        // With no profile open, the file becomes a new, unsaved profile.
+        MainWindow empty;
+        QVERIFY(empty.openFile(QDir(out).filePath(QStringLiteral("l2norm_fwd_kernel.json")), true));
+        QVERIFY(empty.profileDocument()->hasProfile());
+        QVERIFY(empty.profileDocument()->isModified());
+        QCOMPARE(empty.profileDocument()->entry(20)->config.num_warps, 2);
+    }
+
     void reportExportKeepsBytes() {
         CublasLtView view;
         QString error;

@@ -35,6 +35,7 @@
 #include "sweepview.hpp"
 #include "tunescope/canonical_json.hpp"
 #include "tunescope/fla_cache.hpp"
+#include "tunescope/triton_cache.hpp"
 #include "tunescope/hashing.hpp"
 #include "tunescope/validation.hpp"
 #include "tunescope/version.hpp"
@@ -258,6 +259,8 @@ bool MainWindow::openFile(const QString& path, bool quiet) {
     switch (kind) {
     case DocumentKind::Profile: return openProfile(path, quiet);
     case DocumentKind::CublasLtReport: return openReport(path, quiet);
+    case DocumentKind::FlaConfig: return importFile(path, DocumentKindHint::FlaConfig, quiet);
+    case DocumentKind::TritonAutotuneCache: return importFile(path, DocumentKindHint::TritonCache, quiet);
     default:
         // A results file whose header happens to be the whole content, or something else.
         if (results_->load(path, nullptr)) {
@@ -284,6 +287,42 @@ bool MainWindow::openProfile(const QString& path, bool quiet) {
     updateSignature();
     showPage(Page::Policy);
     statusBar()->showMessage(tr("Opened %1").arg(path), 5000);
+    return true;
+}
+
+bool MainWindow::importFile(const QString& path, DocumentKindHint kind, bool quiet) {
+    const QString what = kind == DocumentKindHint::FlaConfig ? tr("FLA config file") : tr("Triton autotune cache");
+    if (profile_->hasProfile() && !quiet) {
+        const auto answer = QMessageBox::question(
+            this, tr("Import"), tr("%1 is an %2. Import it into %3? (One undo step.)").arg(QFileInfo(path).fileName(), what, profile_->displayName()));
+        if (answer != QMessageBox::Yes) return false;
+    }
+    ImportSummary summary;
+    try {
+        if (profile_->hasProfile()) {
+            Profile imported = profile_->profile();
+            summary = kind == DocumentKindHint::FlaConfig ? importFlaConfig(imported, loadFlaConfig(path.toStdString()))
+                                                          : importTritonCaches(imported, loadTritonAutotuneCaches(path.toStdString()));
+            profile_->replaceProfile(std::move(imported), tr("Import %1").arg(QFileInfo(path).fileName()));
+        } else {
+            Profile created = kind == DocumentKindHint::FlaConfig
+                                  ? profileFromFlaConfig(loadFlaConfig(path.toStdString()), NewProfileOptions{}, &summary)
+                                  : profileFromTritonCaches(loadTritonAutotuneCaches(path.toStdString()), NewProfileOptions{}, &summary);
+            profile_->adopt(std::move(created));
+        }
+    } catch (const std::exception& e) {
+        fail(tr("Import"), QString::fromStdString(e.what()), quiet);
+        return false;
+    }
+    addRecentFile(path);
+    showPage(Page::Policy);
+    statusBar()->showMessage(tr("Imported %1: %2 policy entries set, %3 evidence added, %4 replaced, %5 skipped")
+                                 .arg(QFileInfo(path).fileName())
+                                 .arg(summary.policySet)
+                                 .arg(summary.evidenceAdded)
+                                 .arg(summary.evidenceReplaced)
+                                 .arg(summary.skipped),
+                             10000);
     return true;
 }
 
@@ -427,7 +466,7 @@ void MainWindow::openDialog() {
     const QString dir = settings.value(QStringLiteral("dialogs/openDir"), bundledProfilesDir()).toString();
     const QStringList paths = QFileDialog::getOpenFileNames(
         this, tr("Open"), dir,
-        tr("TuneScope files (*.json *.jsonl);;Profiles and reports (*.json);;Sweep results (*.jsonl);;All files (*)"));
+        tr("TuneScope files (*.json *.jsonl);;Profiles, reports, FLA configs, Triton caches (*.json);;Sweep results (*.jsonl);;All files (*)"));
     if (paths.isEmpty()) return;
     settings.setValue(QStringLiteral("dialogs/openDir"), QFileInfo(paths.front()).absolutePath());
     for (const QString& path : paths) openFile(path);

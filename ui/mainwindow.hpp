@@ -24,6 +24,8 @@ class ResultsDocument;
 class SweepView;
 class ValidationPanel;
 
+enum class DocumentKindHint { FlaConfig, TritonCache };
+
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -38,6 +40,9 @@ public:
     bool openProfile(const QString& path, bool quiet = false);
     bool openResults(const QString& path, bool quiet = false);
     bool openReport(const QString& path, bool quiet = false);
+    // An FLA config file or a Triton autotune cache: imported into the open profile (one undo step), or made into
+    // a new, unsaved profile when none is open (the core's import functions, as `import-fla` / `import-triton`).
+    bool importFile(const QString& path, DocumentKindHint kind, bool quiet = false);
     bool save();
     bool saveAs(const QString& path);
     // Exports the FLA config-cache folder (config file + manifest) through the core; false with lastError().

@@ -31,6 +31,20 @@ private:
     std::vector<PolicyEntry> after_;
 };
 
+// Swaps the whole profile: what an import changed anywhere in it is undone at once.
+class ReplaceProfileCommand : public QUndoCommand {
+public:
+    ReplaceProfileCommand(ProfileDocument* document, Profile before, Profile after, const QString& text)
+        : QUndoCommand(text), document_(document), before_(std::move(before)), after_(std::move(after)) {}
+    void redo() override { document_->applyProfile(after_); }
+    void undo() override { document_->applyProfile(before_); }
+
+private:
+    ProfileDocument* document_;
+    Profile before_;
+    Profile after_;
+};
+
 QString errorText(const std::exception& error) { return QString::fromStdString(error.what()); }
 
 }  // namespace
@@ -131,6 +145,15 @@ void ProfileDocument::applyEntries(const std::vector<PolicyEntry>& entries) {
         }
     }
     if (!nbs.empty()) emit entriesChanged(nbs);
+}
+
+void ProfileDocument::replaceProfile(Profile profile, const QString& text) {
+    undo_.push(new ReplaceProfileCommand(this, profile_, std::move(profile), text));
+}
+
+void ProfileDocument::applyProfile(const Profile& profile) {
+    profile_ = profile;
+    emit reset();
 }
 
 bool ProfileDocument::entryChangedOnDisk(std::int64_t nb) const {

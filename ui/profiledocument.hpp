@@ -43,8 +43,12 @@ public:
     // Whether the NB's entry differs from the file on disk (always true for a profile never saved).
     bool entryChangedOnDisk(std::int64_t nb) const;
 
+    // Replaces the whole profile in one undoable step (imports change source evidence as well as the policy).
+    void replaceProfile(Profile profile, const QString& text);
+
     // Applies entries without the undo stack; the undo commands call it.
     void applyEntries(const std::vector<PolicyEntry>& entries);
+    void applyProfile(const Profile& profile);
 
 signals:
     // The whole profile was replaced (load, adopt): views rebuild.
