@@ -270,8 +270,11 @@ void writeFileAtomic(const fs::path& file, std::string_view bytes, unsigned mode
     std::error_code ec;
     if (fs::is_directory(file, ec)) throw Error(name, "", "cannot save: a folder of that name exists");
     std::random_device rd;
-    const fs::path tmp = dir / ("." + file.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
-                                std::to_string(rd()));
+    // Built by appending: GCC 12 warns falsely (-Wrestrict, its bug 105329) on "." + std::string&& at -O3.
+    std::string tmpName = ".";
+    tmpName += file.filename().string();
+    tmpName += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd());
+    const fs::path tmp = dir / tmpName;
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
     if (fd < 0) throw Error(name, "", std::string("cannot save: cannot create a temp file in ") + dir.string() + ": " +
                                           std::strerror(errno));
