@@ -223,6 +223,7 @@ double quantile(std::vector<double> v, double q) {
 int main(int argc, char** argv) {
     std::string tritonDir;
     FILE* csv = nullptr;
+    bool doBenchFlush = false;  // triton.testing.do_bench's cold cache: zero a 256 MB buffer, nothing read back
     std::vector<int> nbs;
     for (int nb = 1; nb <= 32; ++nb) nbs.push_back(nb);
     int rounds = 25;
@@ -236,6 +237,8 @@ int main(int argc, char** argv) {
         } else if (a == "--csv" && i + 1 < argc) {
             csv = std::fopen(argv[++i], "w");
             if (csv) std::fprintf(csv, "nb,variant,median_us,p20_us,p80_us,samples\n");
+        } else if (a == "--do-bench-flush") {
+            doBenchFlush = true;
         } else if (a == "--rounds" && i + 1 < argc) {
             rounds = std::atoi(argv[++i]);
         } else {
@@ -247,7 +250,9 @@ int main(int argc, char** argv) {
     CHECK_CU(cuInit(0));
     cudaDeviceProp prop{};
     CHECK(cudaGetDeviceProperties(&prop, 0));
-    std::printf("device: %s, %d SMs, L2 %d MiB\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20);
+    std::printf("device: %s, %d SMs, L2 %d MiB; cold cache: %s\n", prop.name, prop.multiProcessorCount,
+                prop.l2CacheSize >> 20,
+                doBenchFlush ? "do_bench's (zero 256 MB before each sample)" : "write then read 3x L2 before each sample");
 
     const int maxRows = *std::max_element(nbs.begin(), nbs.end()) * 65536;
     const std::size_t rowBytes = 256;
@@ -260,7 +265,7 @@ int main(int argc, char** argv) {
     CHECK(cudaMalloc(&rstd, maxRows * sizeof(float) + 4096));
     CHECK(cudaMalloc(&copySource, std::size_t(maxRows) * 258));
     CHECK(cudaMalloc(&copyDestination, std::size_t(maxRows) * 258));
-    const std::size_t flushBytes = 3 * std::size_t(prop.l2CacheSize);
+    const std::size_t flushBytes = doBenchFlush ? std::size_t(256e6) : 3 * std::size_t(prop.l2CacheSize);
     CHECK(cudaMalloc(&flush, flushBytes));
     CHECK(cudaMalloc(&sink, 64));
     std::printf("x %p  y %p  rstd %p  (y - x = %lld MiB)\n", (void*)x, (void*)yAlloc, (void*)rstd,
@@ -318,8 +323,8 @@ int main(int argc, char** argv) {
     }
 
     auto coldFlush = [&] {
-        CHECK(cudaMemsetAsync(flush, 0x5a, flushBytes, stream));
-        readAll<<<8192, 256, 0, stream>>>(reinterpret_cast<const uint4*>(flush), flushBytes / 16, sink);
+        CHECK(cudaMemsetAsync(flush, doBenchFlush ? 0 : 0x5a, flushBytes, stream));
+        if (!doBenchFlush) readAll<<<8192, 256, 0, stream>>>(reinterpret_cast<const uint4*>(flush), flushBytes / 16, sink);
     };
     auto sample = [&](Variant& v, int rows) {
         coldFlush();
