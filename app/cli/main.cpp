@@ -5,13 +5,14 @@
 
 #include "commands.hpp"
 #include "tunescope/errors.hpp"
+#include "tunescope/version.hpp"
 
 int main(int argc, char** argv) {
     using namespace tunescope;
     CLI::App app{"TuneScope: per-problem-size GPU kernel launch policies - validate, hash, sign, sweep, explore"};
     app.name("tunescope-cli");
     app.require_subcommand(1);
-    app.set_version_flag("--version", std::string(TUNESCOPE_CLI_VERSION));
+    app.set_version_flag("--version", "tunescope-cli " + versionString() + " (" + gitSha() + ")");
     cli::CliContext ctx;
     cli::registerProfileCommands(app, ctx);
     cli::registerSigningCommands(app, ctx);

@@ -8,6 +8,8 @@ foreach(gpu_backend cuda hip)
   set_tests_properties(cli_selftest_${gpu_backend} PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77)
 endforeach()
 
+add_test(NAME cli_version COMMAND tunescope-cli --version)
+set_tests_properties(cli_version PROPERTIES PASS_REGULAR_EXPRESSION "^tunescope-cli [0-9]+\\.[0-9]+\\.[0-9]+ \\(([0-9a-f]+|unknown)\\)")
 add_test(NAME cli_devices COMMAND tunescope-cli devices)
 set_tests_properties(cli_devices PROPERTIES PASS_REGULAR_EXPRESSION "cpu: available")
 add_test(NAME cli_devices_json COMMAND tunescope-cli devices --json)
