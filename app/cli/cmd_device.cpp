@@ -58,6 +58,7 @@ void printDevices(bool asJson) {
             const bool usable = probe.backend && probe.backend->available();
             entry["available"] = usable;
             entry["reason"] = probe.reason;
+            entry["plugin"] = probe.pluginPath;
             Json devices = Json::array();
             if (usable) {
                 for (const DeviceInfo& info : probe.backend->devices()) devices.push_back(deviceJson(info));
@@ -73,6 +74,7 @@ void printDevices(bool asJson) {
     for (const BackendProbe& probe : probes) {
         const bool usable = probe.backend && probe.backend->available();
         std::cout << probe.name << ": " << (usable ? "available" : "unavailable: " + probe.reason) << '\n';
+        if (!probe.pluginPath.empty()) std::cout << "  plugin: " << probe.pluginPath << '\n';
         if (!usable) continue;
         for (const DeviceInfo& info : probe.backend->devices()) {
             std::cout << "  [" << info.index << "] " << info.name << ", " << info.architecture << ", "

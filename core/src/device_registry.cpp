@@ -1,12 +1,10 @@
-// Finding backends: the CPU always; the CUDA and HIP plugins by dlopen from, in order, $TUNESCOPE_PLUGIN_DIR,
-// <directory of the executable>/../lib, and the build's own library directory (TUNESCOPE_BACKEND_DIR). A plugin
+// Finding backends: the CPU always; the CUDA and HIP plugins by dlopen from the folders of pluginFolders()
+// ($TUNESCOPE_PLUGIN_DIR, an installed tree's lib/tunescope, a build tree's lib, the build's own lib). A plugin
 // that is not there, cannot load (its runtime library is missing), was built for another interface, or finds no
 // device is reported with that reason.
 #include <dlfcn.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <string>
@@ -14,12 +12,9 @@
 #include <vector>
 
 #include "cpu_backend.hpp"
+#include "plugin_folders.hpp"
 #include "tunescope/device.hpp"
 #include "tunescope/errors.hpp"
-
-#ifndef TUNESCOPE_BACKEND_DIR
-#define TUNESCOPE_BACKEND_DIR ""
-#endif
 
 namespace tunescope {
 namespace {
@@ -27,24 +22,6 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* const kPluginBackends[] = {"cuda", "hip"};
-
-std::vector<fs::path> pluginDirectories() {
-    std::vector<fs::path> directories;
-    if (const char* fromEnvironment = std::getenv("TUNESCOPE_PLUGIN_DIR"); fromEnvironment && *fromEnvironment) {
-        directories.emplace_back(fromEnvironment);
-    }
-    std::error_code error;
-    const fs::path executable = fs::read_symlink("/proc/self/exe", error);
-    if (!error) directories.push_back(executable.parent_path().parent_path() / "lib");
-    if (*TUNESCOPE_BACKEND_DIR) directories.emplace_back(TUNESCOPE_BACKEND_DIR);
-    // The same folder reached twice (the build's bin/../lib is its lib) is searched and reported once.
-    std::vector<fs::path> unique;
-    for (const fs::path& directory : directories) {
-        const fs::path normal = directory.lexically_normal();
-        if (std::find(unique.begin(), unique.end(), normal) == unique.end()) unique.push_back(normal);
-    }
-    return unique;
-}
 
 // Loaded plugins stay loaded for the life of the process: backends and devices made by them may outlive any
 // one probe, and unloading code whose objects are still alive would crash.
@@ -59,7 +36,7 @@ BackendProbe probePlugin(const std::string& name) {
     const std::string fileName = "libtunescope_backend_" + name + ".so";
     std::vector<std::string> looked;
     fs::path found;
-    for (const fs::path& directory : pluginDirectories()) {
+    for (const fs::path& directory : pluginFolders()) {
         std::error_code error;
         const fs::path candidate = directory / fileName;
         if (fs::is_regular_file(candidate, error)) {
@@ -68,6 +45,7 @@ BackendProbe probePlugin(const std::string& name) {
         }
         looked.push_back(directory.string());
     }
+    if (!found.empty()) probe.pluginPath = found.string();
     if (found.empty()) {
         std::string where;
         for (const std::string& directory : looked) where += (where.empty() ? "" : ", ") + directory;

@@ -1,14 +1,10 @@
 // Finds and loads libtunescope_cublaslt.so. The core never links CUDA: a machine without it still runs the CLI.
 #include <dlfcn.h>
 
-#include <cstdlib>
 #include <filesystem>
 
+#include "plugin_folders.hpp"
 #include "tunescope/gemm_backend.hpp"
-
-#ifndef TUNESCOPE_BACKEND_DIR
-#define TUNESCOPE_BACKEND_DIR ""
-#endif
 
 namespace tunescope::gemm {
 
@@ -41,10 +37,7 @@ void LoadedGemmBackend::reset() {
 
 GemmBackendProbe loadGemmBackend(const std::string& exeDir) {
     GemmBackendProbe probe;
-    std::vector<std::filesystem::path> folders;
-    if (const char* dir = std::getenv("TUNESCOPE_PLUGIN_DIR"); dir && *dir) folders.emplace_back(dir);
-    if (!exeDir.empty()) folders.push_back(std::filesystem::path(exeDir) / ".." / "lib");
-    if (std::string(TUNESCOPE_BACKEND_DIR).size()) folders.emplace_back(TUNESCOPE_BACKEND_DIR);
+    const std::vector<std::filesystem::path> folders = pluginFolders(exeDir);
 
     std::string failures;
     for (const auto& folder : folders) {

@@ -85,6 +85,7 @@ struct BackendProbe {
     std::string name;
     std::unique_ptr<Backend> backend;  // null when the plugin itself could not be loaded
     std::string reason;                // why it is missing or unavailable; empty when usable
+    std::string pluginPath;            // the plugin file found (GPU backends); empty for the CPU or when not found
 };
 
 // The CPU backend always, then the CUDA and HIP plugins if they load. Never throws.

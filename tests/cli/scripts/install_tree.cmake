@@ -1,0 +1,36 @@
+# Installs the build into PREFIX and checks the installed tree stands on its own: the installed CLI finds the GPU
+# plugins in PREFIX/lib/tunescope (not in the build tree) and validates the installed sample profile.
+file(REMOVE_RECURSE "${PREFIX}")
+execute_process(COMMAND "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${PREFIX}"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "cmake --install failed (${rc}):\n${out}${err}")
+endif()
+set(cli "${PREFIX}/bin/tunescope-cli")
+execute_process(COMMAND "${cli}" devices RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}${err}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "installed tunescope-cli devices exited ${rc}")
+endif()
+string(REPLACE "," ";" expected_plugins "${EXPECT_PLUGINS}")
+foreach(plugin IN LISTS expected_plugins)
+  string(FIND "${out}" "plugin: ${PREFIX}/lib/tunescope/${plugin}" found)
+  if(found EQUAL -1)
+    message(FATAL_ERROR "the installed CLI did not load ${plugin} from ${PREFIX}/lib/tunescope")
+  endif()
+endforeach()
+# The explorer's plugin: a tiny exploration runs (GPU node) or says there is no device, naming the installed file.
+if(EXPECT_CUBLASLT)
+  execute_process(COMMAND "${cli}" explore --m 64 --n 64 --k 64 --budget 3 --out "${PREFIX}/explore-tiny.json"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message("${out}${err}")
+  if(NOT (rc EQUAL 0 OR (rc EQUAL 77 AND err MATCHES "${PREFIX}/lib/tunescope/libtunescope_cublaslt.so")))
+    message(FATAL_ERROR "the installed CLI did not use ${PREFIX}/lib/tunescope/libtunescope_cublaslt.so (explore exit ${rc})")
+  endif()
+endif()
+execute_process(COMMAND "${cli}" validate "${PREFIX}/share/tunescope/profiles/fla-l2norm-gfx942-profile.json"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}${err}")
+if(NOT rc EQUAL 0 OR NOT out MATCHES "valid profile")
+  message(FATAL_ERROR "the installed sample profile did not validate (exit ${rc})")
+endif()
