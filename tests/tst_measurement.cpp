@@ -293,6 +293,11 @@ private slots:
         // Same clocks: the gap stands.
         const Measurement c = fromSamples(spreadAround(1.05, 0.001, 40), std::vector<int>(40, 1980));
         QCOMPARE(name(compare(a, c, 0.005)), name(Comparison::Faster));
+        // Where the work sets its own clock (a power-limited card), the time gap is the verdict.
+        CompareOptions onTimes;
+        onTimes.confirmInCycles = false;
+        QCOMPARE(name(compareMeasurements(a, b, onTimes).verdict), name(Comparison::Faster));
+        QCOMPARE(name(compareMeasurements(b, a, onTimes).verdict), name(Comparison::Slower));
     }
 
     void emptyMeasurementsAreNeverCompared() {

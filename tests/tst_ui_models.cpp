@@ -214,18 +214,25 @@ private slots:
                       {"inner_shape", 0}, {"cluster_shape", 0}};
             c["final"] = {{"median_ms", 2.0 - 0.1 * i}, {"p20_ms", 1.95 - 0.1 * i}, {"p80_ms", 2.05 - 0.1 * i}};
             c["parity"] = {{"bitwise_equal_to_baseline", i != 2}, {"max_rel_error", i == 2 ? 0.5 : 0.0}};
+            if (i == 0)
+                c["power"] = {{"mean_power_w", 699.6}, {"power_limit_w", 700.0}, {"joules_per_launch", 5.81},
+                              {"mean_sm_clock_mhz", 1460.0}, {"megacycles_per_launch", 12.1}, {"power_limited", true}};
             candidates.push_back(c);
         }
         report["candidates"] = candidates;
         report["selected"]["candidate_index"] = 1;
         report["selected"]["baseline_candidate_index"] = 0;
-        const auto bars = candidateBars(parseReport(report, "explorer.json"));
+        report["power_state"] = {{"measured", true}, {"note", "the heuristic top drew 699.6 W of a 700.0 W limit"}};
+        const CublasLtReport parsed = parseReport(report, "explorer.json");
+        QVERIFY(selectionSummary(parsed).contains(QStringLiteral("Power: the heuristic top drew 699.6 W")));
+        const auto bars = candidateBars(parsed);
         QCOMPARE(bars.size(), std::size_t(3));
         QCOMPARE(bars[0].medianMs, 1.8);  // sorted fastest first
         QCOMPARE(bars[0].parity, CandidateBar::Parity::Different);
         QVERIFY(bars[1].selected);
         QCOMPARE(bars[1].parity, CandidateBar::Parity::BitwiseEqual);
         QVERIFY(bars[2].baseline);
+        QVERIFY(bars[2].details.contains(QStringLiteral("power window: 700 W of 700 W, 5.810 J/launch, 1460 MHz, 12.10 Mcycles (power-limited)")));
     }
 
     void plotsDrawHoverAndExport() {

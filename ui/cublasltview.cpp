@@ -219,6 +219,23 @@ std::vector<CandidateBar> candidateBars(const CublasLtReport& report, QString* a
                 addDetail(QStringLiteral("found by: ") + QString::fromStdString(source->get<std::string>()));
             const Json* final = member(c, "final");
             const Json* first = member(c, "first_pass");
+            if (const Json* power = member(c, "power"); power && power->is_object()) {
+                const double watts = numberOr(member(*power, "mean_power_w"), -1);
+                const double limit = numberOr(member(*power, "power_limit_w"), -1);
+                const double joules = numberOr(member(*power, "joules_per_launch"), -1);
+                const double mhz = numberOr(member(*power, "mean_sm_clock_mhz"), -1);
+                const double megacycles = numberOr(member(*power, "megacycles_per_launch"), -1);
+                const Json* limited = member(*power, "power_limited");
+                QString line = QCoreApplication::translate("CublasLtView", "power window:");
+                if (watts > 0) line += QStringLiteral(" %1 W").arg(watts, 0, 'f', 0);
+                if (limit > 0) line += QCoreApplication::translate("CublasLtView", " of %1 W").arg(limit, 0, 'f', 0);
+                if (joules > 0) line += QStringLiteral(", %1 J/launch").arg(joules, 0, 'f', 3);
+                if (mhz > 0) line += QStringLiteral(", %1 MHz").arg(mhz, 0, 'f', 0);
+                if (megacycles > 0) line += QStringLiteral(", %1 Mcycles").arg(megacycles, 0, 'f', 2);
+                if (limited && limited->is_boolean() && limited->get<bool>())
+                    line += QCoreApplication::translate("CublasLtView", " (power-limited)");
+                addDetail(line);
+            }
             if (final && final->is_object()) {
                 bar.medianMs = numberOr(member(*final, "median_ms"), 0);
                 bar.p20Ms = numberOr(member(*final, "p20_ms"), 0);
@@ -304,6 +321,12 @@ QString selectionSummary(const CublasLtReport& report) {
             text += QCoreApplication::translate("CublasLtView", "; dispatch %1/%2 successes, %3 fallbacks")
                         .arg(optionalInt(t.dispatch_delta->successes), optionalInt(t.dispatch_delta->attempts),
                              optionalInt(t.dispatch_delta->fallbacks));
+    }
+    if (const Json* power = member(report.original, "power_state"); power && power->is_object()) {
+        const Json* measured = member(*power, "measured");
+        const Json* note = member(*power, "note");
+        if (measured && measured->is_boolean() && measured->get<bool>() && note && note->is_string())
+            text += QCoreApplication::translate("CublasLtView", "\nPower: %1").arg(QString::fromStdString(note->get<std::string>()));
     }
     for (const UnsupportedFeature& feature : report.errors_and_unsupported)
         text += QCoreApplication::translate("CublasLtView", "\nUnsupported: %1: %2")

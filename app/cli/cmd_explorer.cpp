@@ -56,6 +56,7 @@ struct ExploreArgs {
     std::uint64_t seed = 20261202;
     int finalists = 6;
     int rounds = 4;
+    double powerWindow = 1.0;
     bool quiet = false;
     std::vector<std::string> configs;
 };
@@ -84,6 +85,9 @@ int runExplore(const ExploreArgs& args, CliContext& ctx) {
     options.dataSeed = args.seed;
     options.finalists = args.finalists;
     options.finalistRounds = args.rounds;
+    if (!(args.powerWindow >= 0 && args.powerWindow <= 60))
+        throw Error("", "", "--power-window must be 0 (off) to 60 seconds");
+    options.powerWindowSeconds = args.powerWindow;
     for (const std::string& text : args.configs) options.requestedConfigs.push_back(parseAlgoConfigText(text));
 
     LoadedGemmBackend backend = openBackend("explore", ctx);
@@ -115,7 +119,9 @@ int runExplore(const ExploreArgs& args, CliContext& ctx) {
                   << (sel.final ? fixed(sel.final->medianMs, 4) + " ms" : std::string("-")) << " ("
                   << fixed(result.selection.gainPercent, 2) << "% vs heuristic top)\n";
     }
-    std::cout << result.selection.reason << "\nreport: " << args.out << '\n';
+    std::cout << result.selection.reason << '\n';
+    if (result.power.measured) std::cout << "power: " << result.power.note << '\n';
+    std::cout << "report: " << args.out << '\n';
     return kExitOk;
 }
 
@@ -184,6 +190,9 @@ void registerExplorerCommands(CLI::App& app, CliContext& ctx) {
     explore->add_option("--seed", exploreArgs->seed, "random input seed")->capture_default_str();
     explore->add_option("--finalists", exploreArgs->finalists, "candidates re-timed back to back")->capture_default_str();
     explore->add_option("--rounds", exploreArgs->rounds, "alternating rounds for the finalists")->capture_default_str();
+    explore->add_option("--power-window", exploreArgs->powerWindow,
+                        "seconds each finalist runs back to back while power, energy and clocks are read (0: off)")
+        ->capture_default_str();
     explore->add_option("--config", exploreArgs->configs,
                         "also time this config and re-time it with the finalists, e.g. "
                         "algo=66,tile=128x352,stages=64xAUTO,custom=5,cluster=2x1x1 (repeatable)");

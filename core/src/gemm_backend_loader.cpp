@@ -2,6 +2,7 @@
 #include <dlfcn.h>
 
 #include <filesystem>
+#include <string>
 
 #include "plugin_folders.hpp"
 #include "tunescope/gemm_backend.hpp"
@@ -57,6 +58,18 @@ GemmBackendProbe loadGemmBackend(const std::string& exeDir) {
         auto create = reinterpret_cast<CreateGemmBackendFn>(dlsym(library, kCreateGemmBackendSymbol));
         if (!create) {
             failures += "\n  " + file.string() + ": no symbol " + kCreateGemmBackendSymbol;
+            dlclose(library);
+            continue;
+        }
+        // A plugin left over from another TuneScope build would call the wrong virtual functions: refuse it.
+        auto interfaceVersion = reinterpret_cast<GemmBackendInterfaceFn>(dlsym(library, kGemmBackendInterfaceSymbol));
+        const int version = interfaceVersion ? interfaceVersion() : 1;
+        if (version != kGemmBackendInterfaceVersion) {
+            const std::string why = file.string() + ": built for explorer interface " + std::to_string(version) +
+                                    ", this tunescope needs " + std::to_string(kGemmBackendInterfaceVersion) +
+                                    " (rebuild or reinstall the plugin with this version)";
+            failures += "\n  " + why;
+            probe.refused.push_back(why);
             dlclose(library);
             continue;
         }

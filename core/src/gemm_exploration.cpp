@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iomanip>
 #include <map>
 #include <set>
 #include <sstream>
@@ -329,8 +330,11 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
     const int rounds = std::max(2, options.finalistRounds);
     const StoppingRule rule = finalistRule(baselineMs);
     // Worst case of the finalists' re-timing (every measurement runs into its timeout), at most a third of the budget.
-    const double finalistReserve = std::min(options.budgetSeconds / 3.0,
-                                            2.0 + (finalists + 1) * rounds * (rule.timeoutMs + 2.0 * baselineMs) / 1000.0);
+    const double powerWindowSeconds = std::max(0.0, options.powerWindowSeconds);
+    const double finalistReserve =
+        std::min(options.budgetSeconds / 3.0,
+                 2.0 + (finalists + 1 + double(requested.size())) *
+                           (rounds * (rule.timeoutMs + 2.0 * baselineMs) / 1000.0 + powerWindowSeconds));
     const auto searchStart = Clock::now();
     SearchOptions searchOptions = options.search;
     searchOptions.workspaceCapBytes = cap;
@@ -413,10 +417,47 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
         computeStatistics(m.all);
         r.candidates[std::size_t(id)].final = toFinal(m.all);
     }
+    // Power windows: what each finalist draws and costs in energy and cycles, back to back, in the same order.
+    r.powerWindowSeconds = powerWindowSeconds;
+    if (powerWindowSeconds > 0) {
+        for (int id : finalistIds) {
+            Candidate& c = r.candidates[std::size_t(id)];
+            if (failed.count(id) || !c.final) continue;
+            try {
+                c.power = backend.powerWindow(c.raw, cap, powerWindowSeconds, c.final->medianMs);
+            } catch (const std::exception& e) {
+                c.power = PowerWindow{};
+                c.power->error = e.what();
+            }
+            const PowerWindow& w = *c.power;
+            std::ostringstream line;
+            line.precision(1);
+            line << std::fixed << "power #" << id << ": ";
+            if (!w.error.empty()) {
+                line << "failed: " << w.error;
+            } else {
+                line << std::setprecision(3) << w.msPerLaunch << " ms/launch" << std::setprecision(1);
+                if (w.meanPowerW > 0) line << ", " << w.meanPowerW << " W";
+                if (w.powerLimitW > 0) line << " of " << w.powerLimitW << " W";
+                if (w.joulesPerLaunch > 0) line << ", " << std::setprecision(3) << w.joulesPerLaunch << " J/launch";
+                if (w.meanSmClockMHz > 0)
+                    line << ", " << std::setprecision(0) << w.meanSmClockMHz << " MHz, " << std::setprecision(2)
+                         << w.megacyclesPerLaunch << " Mcycles/launch";
+                if (w.powerLimited()) line << " (power-limited)";
+            }
+            say(line.str());
+        }
+    }
+    r.power = summarizePower(r.candidates, 0);
+    if (powerWindowSeconds > 0) say("power: " + r.power.note);
+
+    // A power-limited card sets each kernel's clock by its power draw: compare times as they are, not in cycles.
+    CompareOptions compareOptions;
+    compareOptions.confirmInCycles = !r.power.powerLimited;
     if (merged.count(0) && !failed.count(0)) {
         for (int id : finalistIds) {
             if (id == 0 || failed.count(id) || !merged.count(id)) continue;
-            const ComparisonResult cmp = compareMeasurements(merged[id].all, merged[0].all, CompareOptions{});
+            const ComparisonResult cmp = compareMeasurements(merged[id].all, merged[0].all, compareOptions);
             r.candidates[std::size_t(id)].final->verdictVsBaseline = toString(cmp.verdict);
             say("finalist #" + std::to_string(id) + " " + r.candidates[std::size_t(id)].config.describe() + ": " +
                 fmt(merged[id].all.medianMs) + " ms vs baseline " + fmt(merged[0].all.medianMs) + " ms -> " +
@@ -428,7 +469,9 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
            << pool.size() << " fastest eligible first-pass candidates), " << rounds
            << " rounds in alternating order; each round one measure() per finalist (warm-up " << rule.warmupSamples
            << ", at least " << rule.minSamples << " samples, noise target " << rule.maxRelNoise
-           << "); the rounds' samples merged; verdict by compareMeasurements";
+           << "); the rounds' samples merged; verdict by compareMeasurements"
+           << (r.power.powerLimited ? " on times alone (the card was power-limited: kernels set their own clocks)"
+                                    : " confirmed in clock cycles");
     r.finalistMethod = method.str();
 
     r.selection = selectCandidate(r.candidates, 0, r.rule);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <iomanip>
 #include <limits>
 #include <map>
 #include <set>
@@ -251,6 +252,91 @@ Selection selectCandidate(const std::vector<Candidate>& candidates, int baseline
         << (rule.exactParity ? "bitwise equal output" : "within the error bound");
     sel.reason = why.str();
     return sel;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Power
+// ---------------------------------------------------------------------------------------------------------------
+
+bool PowerWindow::powerLimited() const {
+    if (readings > 0 && 2 * powerCapReadings >= readings) return true;
+    return meanPowerW > 0 && powerLimitW > 0 && meanPowerW >= 0.97 * powerLimitW;
+}
+
+std::vector<std::string> clockEventReasonNames(std::uint64_t reasons) {
+    // NVML's nvmlClocksEventReason* bits.
+    static const std::pair<std::uint64_t, const char*> kNames[] = {
+        {0x1, "gpu_idle"},           {0x2, "applications_clocks_setting"}, {0x4, "sw_power_cap"},
+        {0x8, "hw_slowdown"},        {0x10, "sync_boost"},                 {0x20, "sw_thermal_slowdown"},
+        {0x40, "hw_thermal_slowdown"}, {0x80, "hw_power_brake_slowdown"},  {0x100, "display_clock_setting"}};
+    std::vector<std::string> names;
+    std::uint64_t known = 0;
+    for (const auto& [bit, name] : kNames) {
+        known |= bit;
+        if (reasons & bit) names.emplace_back(name);
+    }
+    if (reasons & ~known) {
+        std::ostringstream other;
+        other << "other_0x" << std::hex << (reasons & ~known);
+        names.push_back(other.str());
+    }
+    return names;
+}
+
+PowerSummary summarizePower(const std::vector<Candidate>& candidates, int baselineIndex) {
+    PowerSummary s;
+    for (const Candidate& c : candidates) {
+        if (!c.power || !c.power->error.empty()) continue;
+        ++s.windows;
+        s.powerLimitedWindows += c.power->powerLimited();
+    }
+    const bool haveBaseline = baselineIndex >= 0 && baselineIndex < int(candidates.size());
+    const Candidate* base = haveBaseline ? &candidates[std::size_t(baselineIndex)] : nullptr;
+    if (!base || !base->power || !base->power->error.empty() || base->power->meanPowerW <= 0) {
+        s.note = s.windows ? "the heuristic top's power window has no power reading (NVML did not tell); power not judged"
+                           : "no power windows were measured (NVML absent, or --power-window 0)";
+        return s;
+    }
+    const PowerWindow& bp = *base->power;
+    s.measured = true;
+    s.powerLimited = bp.powerLimited();
+    s.baselineJoulesPerLaunch = bp.joulesPerLaunch;
+    s.baselineMeanPowerW = bp.meanPowerW;
+    s.powerLimitW = bp.powerLimitW;
+    s.baselineMegacycles = bp.megacyclesPerLaunch;
+    for (const Candidate& c : candidates) {
+        if (c.index == baselineIndex || !c.final || !c.power || !c.power->error.empty()) continue;
+        if (s.fastestFinalist < 0 || c.final->medianMs < candidates[std::size_t(s.fastestFinalist)].final->medianMs)
+            s.fastestFinalist = c.index;
+    }
+    std::ostringstream note;
+    note.precision(1);
+    note << std::fixed << "the heuristic top drew " << bp.meanPowerW << " W";
+    if (bp.powerLimitW > 0) note << " of a " << bp.powerLimitW << " W limit";
+    if (bp.meanSmClockMHz > 0) note << " at " << std::setprecision(0) << bp.meanSmClockMHz << " MHz";
+    note << std::setprecision(1);
+    if (s.powerLimited) {
+        note << ": the card was power-limited (" << s.powerLimitedWindows << " of " << s.windows
+             << " finalist windows), so a GEMM's time here is its energy over the limit and a config is faster only "
+                "if it uses less energy per launch";
+    } else {
+        note << ": not power-limited, clocks were free to boost";
+    }
+    if (s.fastestFinalist >= 0) {
+        const PowerWindow& fp = *candidates[std::size_t(s.fastestFinalist)].power;
+        if (bp.joulesPerLaunch > 0 && fp.joulesPerLaunch > 0)
+            s.energyChangePercent = 100.0 * (fp.joulesPerLaunch - bp.joulesPerLaunch) / bp.joulesPerLaunch;
+        if (bp.megacyclesPerLaunch > 0 && fp.megacyclesPerLaunch > 0)
+            s.cyclesChangePercent = 100.0 * (fp.megacyclesPerLaunch - bp.megacyclesPerLaunch) / bp.megacyclesPerLaunch;
+        note << "; the fastest other finalist (#" << s.fastestFinalist << ") used " << std::showpos
+             << s.energyChangePercent << "% energy and " << s.cyclesChangePercent << "% clock cycles per launch"
+             << std::noshowpos << " against it";
+        if (s.powerLimited && s.cyclesChangePercent < -1.0 && s.energyChangePercent > -1.0)
+            note << " (fewer cycles at a higher power per cycle: at boost clocks it would be faster, under the limit "
+                    "it is not)";
+    }
+    s.note = note.str();
+    return s;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -794,6 +880,28 @@ Json finalToJson(const FinalMeasurement& f) {
     return j;
 }
 
+// -1 (not told) is written as null.
+Json knownOrNull(double value) { return value >= 0 ? Json(value) : Json(nullptr); }
+
+Json powerToJson(const PowerWindow& w) {
+    Json j;
+    j["launches"] = w.launches;
+    j["seconds"] = w.seconds;
+    j["ms_per_launch"] = w.msPerLaunch;
+    j["joules_per_launch"] = knownOrNull(w.joulesPerLaunch);
+    j["mean_power_w"] = knownOrNull(w.meanPowerW);
+    j["power_limit_w"] = knownOrNull(w.powerLimitW);
+    j["mean_sm_clock_mhz"] = knownOrNull(w.meanSmClockMHz);
+    j["megacycles_per_launch"] = knownOrNull(w.megacyclesPerLaunch);
+    j["clock_event_reasons"] = w.clockEventReasons;
+    j["clock_event_reason_names"] = clockEventReasonNames(w.clockEventReasons);
+    j["readings"] = w.readings;
+    j["power_cap_readings"] = w.powerCapReadings;
+    j["power_limited"] = w.powerLimited();
+    j["error"] = w.error.empty() ? Json(nullptr) : Json(w.error);
+    return j;
+}
+
 Json candidateToJson(const Candidate& c, double flops) {
     Json j;
     j["index"] = c.index;
@@ -813,6 +921,7 @@ Json candidateToJson(const Candidate& c, double flops) {
         j["first_pass"] = nullptr;
     }
     j["final"] = c.final ? finalToJson(*c.final) : Json(nullptr);
+    if (c.power) j["power"] = powerToJson(*c.power);
     j["parity"] = parityToJson(c.parity);
     j["error"] = c.error.empty() ? Json(nullptr) : Json(c.error);
     return j;
@@ -975,6 +1084,24 @@ Json buildExplorerReport(const ExplorationResult& r) {
                                       {"error_bound", r.rule.exactParity ? Json(nullptr) : Json(r.rule.errorBound)},
                                       {"noise_threshold", r.rule.noiseThreshold}};
     }
+
+    const PowerSummary& p = r.power;
+    report["power_state"] = {
+        {"window_seconds", r.powerWindowSeconds},
+        {"measured", p.measured},
+        {"power_limited", p.powerLimited},
+        {"windows", p.windows},
+        {"power_limited_windows", p.powerLimitedWindows},
+        {"baseline_mean_power_w", knownOrNull(p.baselineMeanPowerW)},
+        {"power_limit_w", knownOrNull(p.powerLimitW)},
+        {"baseline_joules_per_launch", knownOrNull(p.baselineJoulesPerLaunch)},
+        {"baseline_megacycles_per_launch", knownOrNull(p.baselineMegacycles)},
+        {"fastest_finalist_index", p.fastestFinalist >= 0 ? Json(p.fastestFinalist) : Json(nullptr)},
+        {"energy_change_percent", p.fastestFinalist >= 0 ? Json(p.energyChangePercent) : Json(nullptr)},
+        {"cycles_change_percent", p.fastestFinalist >= 0 ? Json(p.cyclesChangePercent) : Json(nullptr)},
+        {"method", "after the rounds, each finalist runs back to back for window_seconds (cold L2) while NVML's energy "
+                   "counter, board power, SM clock and clock-event reasons are read every 10 ms"},
+        {"note", p.note}};
 
     Json errors = Json::array();
     for (const auto& e : r.errorsAndUnsupported)

@@ -277,7 +277,7 @@ ComparisonResult compareMeasurements(const Measurement& a, const Measurement& b,
     }
     result.ratio = a.medianMs / b.medianMs;
     const Interval ia = medianInterval(a), ib = medianInterval(b);
-    const bool haveClocks = a.meanClockMHz > 0 && b.meanClockMHz > 0;
+    const bool haveClocks = options.confirmInCycles && a.meanClockMHz > 0 && b.meanClockMHz > 0;
 
     // 1. A clear gap between the intervals, at least clearGapRelative wide.
     const auto gapVerdict = [&](Interval fast, Interval slow, double fastClock, double slowClock,

@@ -3,8 +3,9 @@
 //
 // The plugin exports
 //   extern "C" tunescope::GemmBackend* tunescope_create_gemm_backend(int* noDevice, char* why, size_t whyBytes);
-// it returns null with a reason (and *noDevice = 1 when there is no CUDA device at all) when it cannot work. The core finds the plugin in
-// $TUNESCOPE_PLUGIN_DIR, then <exe dir>/../lib, then the compiled-in TUNESCOPE_BACKEND_DIR.
+//   extern "C" int tunescope_gemm_backend_interface(void);   // kGemmBackendInterfaceVersion
+// create returns null with a reason (and *noDevice = 1 when there is no CUDA device at all) when it cannot work.
+// The core finds the plugin in the folders of pluginFolders() (core/src/plugin_folders.hpp).
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -84,7 +85,18 @@ public:
     // Enqueues `launches` untimed launches of `raw` and returns at once: the GPU stays busy (and in its sustained
     // power state) while the host checks the next configurations.
     virtual void keepBusy(const RawAlgo& raw, std::uint64_t workspaceBytes, int launches) = 0;
+    // About `seconds` of back-to-back launches of `raw` (cold L2), timed with events, while NVML's energy counter,
+    // power, SM clock and clock-event reasons are read. `msPerLaunch` is the expected time of one launch. Device
+    // errors throw Error; a driver without NVML gives a window with only the timing (-1 elsewhere).
+    virtual PowerWindow powerWindow(const RawAlgo& raw, std::uint64_t workspaceBytes, double seconds,
+                                    double msPerLaunch) = 0;
 };
+
+// The plugin also exports `int tunescope_gemm_backend_interface(void)` returning this number; the loader refuses a
+// plugin built for another one (its virtual functions would not match).
+inline constexpr int kGemmBackendInterfaceVersion = 2;
+inline constexpr const char* kGemmBackendInterfaceSymbol = "tunescope_gemm_backend_interface";
+using GemmBackendInterfaceFn = int (*)();
 
 using CreateGemmBackendFn = GemmBackend* (*)(int* noDevice, char* why, std::size_t whyBytes);
 inline constexpr const char* kCreateGemmBackendSymbol = "tunescope_create_gemm_backend";
@@ -115,9 +127,10 @@ struct GemmBackendProbe {
     std::string reason;                 // why there is none
     bool noDevice = false;              // the plugin loaded but found no CUDA device
     std::vector<std::string> searched;  // the paths tried
+    std::vector<std::string> refused;   // plugin files found but not used, each with why (e.g. another interface)
 };
 
-// Never throws. `exeDir` is the folder of the running executable (for <exe dir>/../lib).
+// Never throws. `exeDir` is the folder of the running executable (for <exe dir>/../lib/tunescope and ../lib).
 GemmBackendProbe loadGemmBackend(const std::string& exeDir);
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -136,6 +149,8 @@ struct ExploreOptions {
     // Configurations to time whatever the search does (e.g. a winner claimed elsewhere); they are always finalists
     // when they pass AlgoCheck, run and meet the parity rule.
     std::vector<AlgoConfig> requestedConfigs;
+    // After the rounds, each finalist runs this long back to back while power and energy are read (0: skip).
+    double powerWindowSeconds = 1.0;
 };
 
 using ExploreProgressFn = std::function<void(const std::string&)>;

@@ -150,6 +150,31 @@ struct FinalMeasurement {
     std::string verdictVsBaseline;  // FASTER / SLOWER / SAME / AMBIGUOUS, empty for the baseline itself
 };
 
+// One window of back-to-back launches of a finalist (at least about a second), with the board's power, energy, SM
+// clock and clock-event reasons read through NVML meanwhile. On a card at its power limit a GEMM's time is its
+// energy over that limit, so there a faster kernel must use less energy per launch: these numbers say whether the
+// card was power-limited and what each finalist costs in joules and in clock cycles.
+struct PowerWindow {
+    int launches = 0;
+    double seconds = 0.0;               // CUDA events around the window
+    double msPerLaunch = 0.0;
+    double joulesPerLaunch = -1.0;      // NVML's energy counter over the window; -1 when the driver does not tell
+    double meanPowerW = -1.0;           // energy / time, or the mean of the power readings without a counter
+    double powerLimitW = -1.0;          // the limit the board enforced
+    double meanSmClockMHz = -1.0;       // readings every ~10 ms during the window
+    double megacyclesPerLaunch = -1.0;  // msPerLaunch x meanSmClockMHz / 1000: the cost in clock cycles
+    std::uint64_t clockEventReasons = 0;  // OR of the NVML clock-event reasons read during the window
+    int readings = 0;                   // NVML readings taken
+    int powerCapReadings = 0;           // ... of them with the software power cap active
+    std::string error;                  // the window failed (recorded; the finalist's timing stands)
+    // Limited by its power cap: the SW power-cap reason in at least half the readings, or the mean power within 3%
+    // of the limit.
+    bool powerLimited() const;
+};
+
+// Names of the clock-event reason bits NVML reports ("sw_power_cap", "hw_slowdown", ...).
+std::vector<std::string> clockEventReasonNames(std::uint64_t reasons);
+
 struct Candidate {
     int index = 0;
     AlgoConfig config;
@@ -160,8 +185,23 @@ struct Candidate {
     std::optional<FirstPass> firstPass;
     OutputParity parity;
     std::optional<FinalMeasurement> final;
+    std::optional<PowerWindow> power;  // finalists, when NVML reports power
     std::string error;  // the launch failed: recorded, not fatal
 };
+
+// What the finalists' power windows say about the comparison (the report's "power_state").
+struct PowerSummary {
+    bool measured = false;         // the baseline has a power window with a power reading
+    bool powerLimited = false;     // ... and it ran at its power limit
+    int windows = 0, powerLimitedWindows = 0;
+    double baselineJoulesPerLaunch = -1.0, baselineMeanPowerW = -1.0, powerLimitW = -1.0;
+    double baselineMegacycles = -1.0;
+    int fastestFinalist = -1;      // the non-baseline finalist with the lowest final median, -1 when none
+    double energyChangePercent = 0.0;  // fastest finalist's joules per launch vs the baseline's (negative: less)
+    double cyclesChangePercent = 0.0;  // ... and its clock cycles per launch
+    std::string note;              // one paragraph for people
+};
+PowerSummary summarizePower(const std::vector<Candidate>& candidates, int baselineIndex);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Selection rule
@@ -304,6 +344,8 @@ struct ExplorationResult {
     Selection selection;
     SearchStats stats;
     std::string finalistMethod;  // how finalists were re-timed
+    double powerWindowSeconds = 0.0;  // each finalist's power window, 0 when not measured
+    PowerSummary power;
     std::vector<UnsupportedNote> errorsAndUnsupported;
     double wallSeconds = 0.0;
     std::string failure;       // why the exploration stopped early (nothing selected); empty when it finished

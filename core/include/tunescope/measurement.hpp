@@ -85,6 +85,10 @@ struct CompareOptions {
     double sameCenterRelative = 0.005; // SAME needs medians within this (relative to the smaller)
     double sameOverlapFraction = 0.5;  // ... intervals overlapping by this fraction of the narrower one
     double sameNoiseCeiling = 0.02;    // ... and both relative noises at or below this
+    // Confirm FASTER/SLOWER/SAME in cycle space (time x mean SM clock) when both sides report clocks, so that clock
+    // drift between the two cannot make the verdict. Off where the work sets its own clock: on a power-limited card
+    // a kernel that draws less power runs at a higher clock, and that is its real advantage.
+    bool confirmInCycles = true;
 };
 
 struct ComparisonResult {
@@ -94,7 +98,8 @@ struct ComparisonResult {
 };
 
 // Interval-based, conservative: FASTER means a is faster than b. Intervals are the medians' confidence intervals.
-// A clear gap must also hold in cycle space (time x mean SM clock) when both sides report clocks.
+// A clear gap must also hold in cycle space (time x mean SM clock) when both sides report clocks and
+// options.confirmInCycles is set.
 ComparisonResult compareMeasurements(const Measurement& a, const Measurement& b, const CompareOptions& options);
 // The same with one threshold for the gap and the SAME band.
 Comparison compare(const Measurement& a, const Measurement& b, double threshold = 0.005);

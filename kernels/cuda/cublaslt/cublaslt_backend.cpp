@@ -2,10 +2,11 @@
 // Every CUDA and cuBLASLt call is checked; a failing algorithm becomes a recorded error, never a crash.
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstring>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 #include <thread>
 
 #include "gemm_kernels.hpp"
+#include "nvml_device.hpp"
 #include "tunescope/errors.hpp"
 #include "tunescope/gemm_backend.hpp"
 #include "tunescope/hashing.hpp"
@@ -49,48 +51,6 @@ std::string gib(double bytes) {
     out << std::fixed << bytes / double(1ull << 30) << " GiB";
     return out.str();
 }
-
-// --- NVML through dlopen (driver version string, SM clock per sample); absent NVML is fine ----------------------
-struct Nvml {
-    using InitFn = int (*)();
-    using ShutdownFn = int (*)();
-    using DriverVersionFn = int (*)(char*, unsigned);
-    using HandleByBusFn = int (*)(const char*, void**);
-    using ClockFn = int (*)(void*, int, unsigned*);
-    void* library = nullptr;
-    void* device = nullptr;
-    ClockFn clockInfo = nullptr;
-    std::string driver;
-
-    explicit Nvml(const std::string& pciBusId) {
-        library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-        if (!library) return;
-        auto init = reinterpret_cast<InitFn>(dlsym(library, "nvmlInit_v2"));
-        auto version = reinterpret_cast<DriverVersionFn>(dlsym(library, "nvmlSystemGetDriverVersion"));
-        auto byBus = reinterpret_cast<HandleByBusFn>(dlsym(library, "nvmlDeviceGetHandleByPciBusId_v2"));
-        clockInfo = reinterpret_cast<ClockFn>(dlsym(library, "nvmlDeviceGetClockInfo"));
-        if (!init || init() != 0) {
-            dlclose(library);
-            library = nullptr;
-            clockInfo = nullptr;
-            return;
-        }
-        char text[96] = {0};
-        if (version && version(text, sizeof text) == 0) driver = text;
-        if (!byBus || byBus(pciBusId.c_str(), &device) != 0) device = nullptr;
-    }
-    ~Nvml() {
-        if (library) {
-            if (auto shutdown = reinterpret_cast<ShutdownFn>(dlsym(library, "nvmlShutdown"))) shutdown();
-            dlclose(library);
-        }
-    }
-    int smClockMHz() const {
-        unsigned mhz = 0;
-        if (!clockInfo || !device || clockInfo(device, 1 /* NVML_CLOCK_SM */, &mhz) != 0) return -1;
-        return int(mhz);
-    }
-};
 
 // --- Host hashing: pinned slots and worker threads, so SHA-256 of large outputs overlaps the GPU's work ----------
 class HashPool {
@@ -300,9 +260,9 @@ public:
         env_.cublasLtVersion = cublasLtGetVersion();
         env_.cublasLtCudartVersion = cublasLtGetCudartVersion();
         char bus[64] = {0};
-        if (cudaDeviceGetPCIBusId(bus, sizeof bus, device_) == cudaSuccess) nvml_ = std::make_unique<Nvml>(bus);
-        env_.driver = nvml_ && !nvml_->driver.empty() ? nvml_->driver
-                                                       : "CUDA driver API " + std::to_string(env_.driverApiVersion);
+        if (cudaDeviceGetPCIBusId(bus, sizeof bus, device_) == cudaSuccess) nvml_ = std::make_unique<cuda::NvmlDevice>(bus);
+        const std::string nvmlDriver = nvml_ ? nvml_->driverVersion() : std::string();
+        env_.driver = !nvmlDriver.empty() ? nvmlDriver : "CUDA driver API " + std::to_string(env_.driverApiVersion);
         checkCuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
         checkCuda(cudaEventCreate(&start_), "cudaEventCreate");
         checkCuda(cudaEventCreate(&stop_), "cudaEventCreate");
@@ -722,6 +682,77 @@ public:
         for (int i = 0; i < launches; ++i) matmul(algo, std::min<std::uint64_t>(workspaceBytes, workspace_.bytes), nextSet());
     }
 
+    PowerWindow powerWindow(const RawAlgo& raw, std::uint64_t workspaceBytes, double seconds, double msPerLaunch) override {
+        requirePrepared();
+        PowerWindow w;
+        const cublasLtMatmulAlgo_t algo = fromRaw(raw);
+        const std::uint64_t ws = std::min<std::uint64_t>(workspaceBytes, workspace_.bytes);
+        w.launches = int(std::clamp(std::ceil(1000.0 * seconds / std::max(msPerLaunch, 1e-3)), 4.0, 20000.0));
+        // NVML is read on a thread of its own every 10 ms while the launches run, so the host's enqueueing (which
+        // blocks once the stream's queue is full) does not starve the readings.
+        std::atomic<bool> done{false};
+        std::vector<long long> clocks, powers;
+        std::uint64_t reasons = 0;
+        int capReadings = 0, readings = 0;
+        auto sampler = [&] {
+            while (!done.load()) {
+                const int clock = nvml_ ? nvml_->smClockMHz() : -1;
+                const long long power = nvml_ ? nvml_->powerMilliwatts() : -1;
+                const long long why = nvml_ ? nvml_->clockEventReasons() : -1;
+                if (clock > 0) clocks.push_back(clock);
+                if (power > 0) powers.push_back(power);
+                if (why >= 0) {
+                    reasons |= std::uint64_t(why);
+                    capReadings += (std::uint64_t(why) & cuda::kClockEventSwPowerCap) != 0;
+                }
+                readings += clock > 0 || power > 0 || why >= 0;
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            }
+        };
+        // From a drained stream, so that the energy read before the window belongs to it alone.
+        checkCuda(cudaStreamSynchronize(stream_), "synchronising before the power window");
+        const long long energyBefore = nvml_ ? nvml_->energyMillijoules() : -1;
+        std::thread thread(sampler);
+        try {
+            checkCuda(cudaEventRecord(start_, stream_), "cudaEventRecord");
+            for (int i = 0; i < w.launches; ++i) matmul(algo, ws, nextSet());
+            checkCuda(cudaEventRecord(stop_, stream_), "cudaEventRecord");
+            checkCuda(cudaEventSynchronize(stop_), "the power window's launches");
+        } catch (...) {
+            done = true;
+            thread.join();
+            throw;
+        }
+        const long long energyAfter = nvml_ ? nvml_->energyMillijoules() : -1;
+        done = true;
+        thread.join();
+        float ms = 0.0f;
+        checkCuda(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+        w.seconds = double(ms) / 1000.0;
+        w.msPerLaunch = double(ms) / double(w.launches);
+        if (energyBefore >= 0 && energyAfter > energyBefore) {
+            w.joulesPerLaunch = double(energyAfter - energyBefore) / 1000.0 / double(w.launches);
+            w.meanPowerW = w.seconds > 0 ? double(energyAfter - energyBefore) / 1000.0 / w.seconds : -1.0;
+        } else if (!powers.empty()) {
+            double sum = 0;
+            for (long long p : powers) sum += double(p);
+            w.meanPowerW = sum / double(powers.size()) / 1000.0;
+            w.joulesPerLaunch = w.meanPowerW * w.msPerLaunch / 1000.0;
+        }
+        if (const long long limit = nvml_ ? nvml_->enforcedPowerLimitMilliwatts() : -1; limit > 0)
+            w.powerLimitW = double(limit) / 1000.0;
+        if (!clocks.empty()) {
+            double sum = 0;
+            for (long long c : clocks) sum += double(c);
+            w.meanSmClockMHz = sum / double(clocks.size());
+            w.megacyclesPerLaunch = w.msPerLaunch * w.meanSmClockMHz / 1000.0;
+        }
+        w.clockEventReasons = reasons;
+        w.readings = readings;
+        w.powerCapReadings = capReadings;
+        return w;
+    }
+
     // For CublasLtWork.
     void matmul(const cublasLtMatmulAlgo_t& algo, std::uint64_t workspaceBytes, int set) {
         const float alpha = 1.0f, beta = 0.0f;
@@ -882,7 +913,7 @@ private:
 
     int device_ = 0;
     GemmEnvironment env_;
-    std::unique_ptr<Nvml> nvml_;
+    std::unique_ptr<cuda::NvmlDevice> nvml_;
     long long spinCycles_ = 30000;
     cudaStream_t stream_ = nullptr;
     cudaEvent_t start_ = nullptr, stop_ = nullptr;
@@ -932,6 +963,10 @@ std::uint64_t CublasLtWork::bytesMoved() const { return backend_.bytesPerLaunch(
 
 }  // namespace
 }  // namespace tunescope::gemm
+
+extern "C" __attribute__((visibility("default"))) int tunescope_gemm_backend_interface() {
+    return tunescope::gemm::kGemmBackendInterfaceVersion;
+}
 
 extern "C" __attribute__((visibility("default"))) tunescope::gemm::GemmBackend* tunescope_create_gemm_backend(
     int* noDevice, char* why, std::size_t whyBytes) {
