@@ -346,6 +346,23 @@ private slots:
         QVERIFY(r.power.cyclesChangePercent > 1.0);
     }
 
+    void replayJudgesThePowerStateToo() {
+        ScriptedGemmBackend backend(700.0);
+        backend.efficientAlternative = true;
+        const g::ExplorationResult r = g::runExploration(backend, seedShapeOptions());
+        QVERIFY(r.selection.leftBaseline);
+        const g::ReplayPlan plan = g::replayPlanFromReport(g::buildExplorerReport(r), "explore.json");
+        const g::ReplayOutcome replay = g::runReplay(backend, plan, 4);
+        QVERIFY2(replay.refusal.empty(), replay.refusal.c_str());
+        QVERIFY(replay.baselinePower && replay.baselinePower->powerLimited());
+        QCOMPARE(replay.verdict, std::string("FASTER"));  // on times: the selection holds up
+        QVERIFY(replay.gainPercent > 7.5);
+        // Without the power window the cycle check refuses the same gap.
+        const g::ReplayOutcome blind = g::runReplay(backend, plan, 4, {}, 0.0);
+        QVERIFY(!blind.baselinePower);
+        QCOMPARE(blind.verdict, std::string("AMBIGUOUS"));
+    }
+
     void unlimitedCardSelectsTheFewestCycles() {
         ScriptedGemmBackend backend(100000.0);
         const g::ExplorationResult r = g::runExploration(backend, seedShapeOptions());

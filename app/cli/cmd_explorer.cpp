@@ -147,6 +147,10 @@ int runReplayCommand(const ReplayArgs& args, CliContext& ctx) {
               << fixed(plan.selectedMedianMs, 4) << " vs " << fixed(plan.baselineMedianMs, 4) << " ms\n";
     std::cout << "output SHA-256 " << outcome.sha256 << (outcome.sha256MatchesReport ? " matches" : " DIFFERS from")
               << " the report\n";
+    if (const auto& p = outcome.baselinePower; p && p->error.empty() && p->meanPowerW > 0)
+        std::cout << "power: heuristic top " << fixed(p->meanPowerW, 1) << " W"
+                  << (p->powerLimitW > 0 ? " of " + fixed(p->powerLimitW, 1) + " W" : std::string())
+                  << (p->powerLimited() ? " (power-limited: verdict on times alone)" : "") << '\n';
     if (!args.out.empty()) {
         Json j;
         j["report"] = args.report;
@@ -159,6 +163,7 @@ int runReplayCommand(const ReplayArgs& args, CliContext& ctx) {
         j["verdict"] = outcome.verdict;
         j["output_sha256"] = outcome.sha256;
         j["sha256_matches_report"] = outcome.sha256MatchesReport;
+        j["baseline_power"] = outcome.baselinePower ? powerWindowToJson(*outcome.baselinePower) : Json(nullptr);
         writeFileAtomic(args.out, dumpJson(j) + "\n");
     }
     return outcome.sha256MatchesReport ? kExitOk : kExitInvalid;

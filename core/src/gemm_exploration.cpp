@@ -492,7 +492,8 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
     return r;
 }
 
-ReplayOutcome runReplay(GemmBackend& backend, const ReplayPlan& plan, int rounds, const ExploreProgressFn& progress) {
+ReplayOutcome runReplay(GemmBackend& backend, const ReplayPlan& plan, int rounds, const ExploreProgressFn& progress,
+                        double powerWindowSeconds) {
     auto say = [&](const std::string& line) {
         if (progress) progress(line);
     };
@@ -547,7 +548,19 @@ ReplayOutcome runReplay(GemmBackend& backend, const ReplayPlan& plan, int rounds
     out.selected = toFinal(sel.all);
     out.baseline = toFinal(base.all);
     out.gainPercent = 100.0 * (base.all.medianMs - sel.all.medianMs) / base.all.medianMs;
-    out.verdict = toString(compareMeasurements(sel.all, base.all, CompareOptions{}).verdict);
+    // As in the exploration: on a power-limited card the verdict compares times alone.
+    CompareOptions compareOptions;
+    if (powerWindowSeconds > 0) {
+        try {
+            out.baselinePower = backend.powerWindow(plan.baselineRaw, plan.baselineWorkspaceBytes, powerWindowSeconds,
+                                                    base.all.medianMs);
+            compareOptions.confirmInCycles = !out.baselinePower->powerLimited();
+        } catch (const std::exception& e) {
+            out.baselinePower = PowerWindow{};
+            out.baselinePower->error = e.what();
+        }
+    }
+    out.verdict = toString(compareMeasurements(sel.all, base.all, compareOptions).verdict);
     out.selected.verdictVsBaseline = out.verdict;
     return out;
 }

@@ -883,25 +883,6 @@ Json finalToJson(const FinalMeasurement& f) {
 // -1 (not told) is written as null.
 Json knownOrNull(double value) { return value >= 0 ? Json(value) : Json(nullptr); }
 
-Json powerToJson(const PowerWindow& w) {
-    Json j;
-    j["launches"] = w.launches;
-    j["seconds"] = w.seconds;
-    j["ms_per_launch"] = w.msPerLaunch;
-    j["joules_per_launch"] = knownOrNull(w.joulesPerLaunch);
-    j["mean_power_w"] = knownOrNull(w.meanPowerW);
-    j["power_limit_w"] = knownOrNull(w.powerLimitW);
-    j["mean_sm_clock_mhz"] = knownOrNull(w.meanSmClockMHz);
-    j["megacycles_per_launch"] = knownOrNull(w.megacyclesPerLaunch);
-    j["clock_event_reasons"] = w.clockEventReasons;
-    j["clock_event_reason_names"] = clockEventReasonNames(w.clockEventReasons);
-    j["readings"] = w.readings;
-    j["power_cap_readings"] = w.powerCapReadings;
-    j["power_limited"] = w.powerLimited();
-    j["error"] = w.error.empty() ? Json(nullptr) : Json(w.error);
-    return j;
-}
-
 Json candidateToJson(const Candidate& c, double flops) {
     Json j;
     j["index"] = c.index;
@@ -921,7 +902,7 @@ Json candidateToJson(const Candidate& c, double flops) {
         j["first_pass"] = nullptr;
     }
     j["final"] = c.final ? finalToJson(*c.final) : Json(nullptr);
-    if (c.power) j["power"] = powerToJson(*c.power);
+    if (c.power) j["power"] = powerWindowToJson(*c.power);
     j["parity"] = parityToJson(c.parity);
     j["error"] = c.error.empty() ? Json(nullptr) : Json(c.error);
     return j;
@@ -930,6 +911,25 @@ Json candidateToJson(const Candidate& c, double flops) {
 std::string platformString(const GemmEnvironment& env) { return env.platform; }
 
 }  // namespace
+
+Json powerWindowToJson(const PowerWindow& w) {
+    Json j;
+    j["launches"] = w.launches;
+    j["seconds"] = w.seconds;
+    j["ms_per_launch"] = w.msPerLaunch;
+    j["joules_per_launch"] = knownOrNull(w.joulesPerLaunch);
+    j["mean_power_w"] = knownOrNull(w.meanPowerW);
+    j["power_limit_w"] = knownOrNull(w.powerLimitW);
+    j["mean_sm_clock_mhz"] = knownOrNull(w.meanSmClockMHz);
+    j["megacycles_per_launch"] = knownOrNull(w.megacyclesPerLaunch);
+    j["clock_event_reasons"] = w.clockEventReasons;
+    j["clock_event_reason_names"] = clockEventReasonNames(w.clockEventReasons);
+    j["readings"] = w.readings;
+    j["power_cap_readings"] = w.powerCapReadings;
+    j["power_limited"] = w.powerLimited();
+    j["error"] = w.error.empty() ? Json(nullptr) : Json(w.error);
+    return j;
+}
 
 Json buildExplorerReport(const ExplorationResult& r) {
     Json report;

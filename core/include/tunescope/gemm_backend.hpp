@@ -11,6 +11,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -169,9 +170,12 @@ struct ReplayOutcome {
     std::string verdict;  // compare(selected, baseline)
     std::string sha256;
     bool sha256MatchesReport = false;
+    std::optional<PowerWindow> baselinePower;  // the heuristic top's power window after the rounds
 };
 
+// Re-times the report's selection against its baseline in alternating rounds, then takes the baseline's power
+// window (0 seconds: none) to judge whether the card is power-limited (verdict on times alone, as in explore).
 ReplayOutcome runReplay(GemmBackend& backend, const ReplayPlan& plan, int rounds,
-                        const ExploreProgressFn& progress = {});
+                        const ExploreProgressFn& progress = {}, double powerWindowSeconds = 1.0);
 
 }  // namespace tunescope::gemm

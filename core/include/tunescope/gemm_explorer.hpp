@@ -360,6 +360,9 @@ AlgoCapabilities capabilitiesFromJson(const Json& value, const std::string& file
 Json heuristicSetToJson(const HeuristicSet& set, std::uint64_t cublasLtVersion);
 HeuristicSet heuristicSetFromJson(const Json& value, const std::string& file, const std::string& path);
 
+// A finalist's "power" object (unknown values as null).
+Json powerWindowToJson(const PowerWindow& window);
+
 // The whole report: mode "gemm-explore", environment, workload.gemm, baseline_kernel_metadata, heuristics[],
 // explicit_split_k_checks[], search, candidates[], selected, errors_and_unsupported[].
 Json buildExplorerReport(const ExplorationResult& result);
