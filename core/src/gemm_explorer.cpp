@@ -919,6 +919,7 @@ Json powerWindowToJson(const PowerWindow& w) {
     j["ms_per_launch"] = w.msPerLaunch;
     j["joules_per_launch"] = knownOrNull(w.joulesPerLaunch);
     j["mean_power_w"] = knownOrNull(w.meanPowerW);
+    j["mean_power_reading_w"] = knownOrNull(w.meanPowerReadingW);
     j["power_limit_w"] = knownOrNull(w.powerLimitW);
     j["mean_sm_clock_mhz"] = knownOrNull(w.meanSmClockMHz);
     j["megacycles_per_launch"] = knownOrNull(w.megacyclesPerLaunch);

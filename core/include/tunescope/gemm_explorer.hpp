@@ -160,6 +160,7 @@ struct PowerWindow {
     double msPerLaunch = 0.0;
     double joulesPerLaunch = -1.0;      // NVML's energy counter over the window; -1 when the driver does not tell
     double meanPowerW = -1.0;           // energy / time, or the mean of the power readings without a counter
+    double meanPowerReadingW = -1.0;    // the mean of NVML's power readings (a cross-check of the counter)
     double powerLimitW = -1.0;          // the limit the board enforced
     double meanSmClockMHz = -1.0;       // readings every ~10 ms during the window
     double megacyclesPerLaunch = -1.0;  // msPerLaunch x meanSmClockMHz / 1000: the cost in clock cycles

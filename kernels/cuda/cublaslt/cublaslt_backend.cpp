@@ -730,13 +730,16 @@ public:
         checkCuda(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
         w.seconds = double(ms) / 1000.0;
         w.msPerLaunch = double(ms) / double(w.launches);
+        if (!powers.empty()) {
+            double sum = 0;
+            for (long long p : powers) sum += double(p);
+            w.meanPowerReadingW = sum / double(powers.size()) / 1000.0;
+        }
         if (energyBefore >= 0 && energyAfter > energyBefore) {
             w.joulesPerLaunch = double(energyAfter - energyBefore) / 1000.0 / double(w.launches);
             w.meanPowerW = w.seconds > 0 ? double(energyAfter - energyBefore) / 1000.0 / w.seconds : -1.0;
-        } else if (!powers.empty()) {
-            double sum = 0;
-            for (long long p : powers) sum += double(p);
-            w.meanPowerW = sum / double(powers.size()) / 1000.0;
+        } else if (w.meanPowerReadingW > 0) {
+            w.meanPowerW = w.meanPowerReadingW;
             w.joulesPerLaunch = w.meanPowerW * w.msPerLaunch / 1000.0;
         }
         if (const long long limit = nvml_ ? nvml_->enforcedPowerLimitMilliwatts() : -1; limit > 0)
