@@ -14,6 +14,7 @@
 #include <functional>
 #include <future>
 #include <mutex>
+#include <numeric>
 #include <sstream>
 #include <thread>
 
@@ -730,11 +731,10 @@ public:
         checkCuda(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
         w.seconds = double(ms) / 1000.0;
         w.msPerLaunch = double(ms) / double(w.launches);
-        if (!powers.empty()) {
-            double sum = 0;
-            for (long long p : powers) sum += double(p);
-            w.meanPowerReadingW = sum / double(powers.size()) / 1000.0;
-        }
+        auto mean = [](const std::vector<long long>& values) {
+            return values.empty() ? -1.0 : double(std::accumulate(values.begin(), values.end(), 0LL)) / double(values.size());
+        };
+        if (!powers.empty()) w.meanPowerReadingW = mean(powers) / 1000.0;
         if (energyBefore >= 0 && energyAfter > energyBefore) {
             w.joulesPerLaunch = double(energyAfter - energyBefore) / 1000.0 / double(w.launches);
             w.meanPowerW = w.seconds > 0 ? double(energyAfter - energyBefore) / 1000.0 / w.seconds : -1.0;
@@ -745,9 +745,7 @@ public:
         if (const long long limit = nvml_ ? nvml_->enforcedPowerLimitMilliwatts() : -1; limit > 0)
             w.powerLimitW = double(limit) / 1000.0;
         if (!clocks.empty()) {
-            double sum = 0;
-            for (long long c : clocks) sum += double(c);
-            w.meanSmClockMHz = sum / double(clocks.size());
+            w.meanSmClockMHz = mean(clocks);
             w.megacyclesPerLaunch = w.msPerLaunch * w.meanSmClockMHz / 1000.0;
         }
         w.clockEventReasons = reasons;
