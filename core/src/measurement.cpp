@@ -92,34 +92,72 @@ void computeStatistics(Measurement& m, int referenceClockMHz) {
     m.sampleCount = static_cast<int>(n);
     m.smClockMHz.resize(n, -1);
     m.throttled.assign(n, 0);
+    if (!m.memClockMHz.empty()) m.memClockMHz.resize(n, -1);
+    if (!m.powerW.empty()) m.powerW.resize(n, -1);
+    if (!m.temperatureC.empty()) m.temperatureC.resize(n, -1);
+    if (!m.clockEventReasons.empty()) m.clockEventReasons.resize(n, -1);
     const double nan = std::numeric_limits<double>::quiet_NaN();
+    m.throttledCount = 0;
+    m.powerCapCount = 0;
     if (n == 0) {
         m.medianMs = m.p20Ms = m.p80Ms = m.minMs = m.maxMs = m.meanMs = m.ciLowMs = m.ciHighMs = nan;
         m.relStdev = nan;
         m.relNoise = std::numeric_limits<double>::infinity();
-        m.throttledCount = 0;
         m.meanClockMHz = -1;
         m.referenceClockMHz = referenceClockMHz;
         m.measuredTimeMs = 0;
         return;
     }
-    std::vector<double> sorted = m.samplesMs;
+
+    // Throttle marks first: the statistics leave those samples out (nvbench's rule, docs/sweep.md).
+    int maxClock = referenceClockMHz;
+    for (int clock : m.smClockMHz)
+        if (clock > 0) maxClock = std::max(maxClock, clock);
+    m.referenceClockMHz = maxClock;
+    for (std::size_t i = 0; i < n; ++i) {
+        const int clock = m.smClockMHz[i];
+        const long long events = m.clockEventReasons.empty() ? -1 : m.clockEventReasons[i];
+        const bool slowClock = maxClock > 0 && clock > 0 && clock < kThrottleFraction * maxClock;
+        const bool throttleEvent = events > 0 && (events & kThrottleEventMask) != 0;
+        if (events > 0 && (events & 0x4) != 0) ++m.powerCapCount;
+        if (slowClock || throttleEvent) {
+            m.throttled[i] = 1;
+            ++m.throttledCount;
+        }
+    }
+    const bool dropThrottled = m.throttledCount > 0 && static_cast<std::size_t>(m.throttledCount) < n;
+    std::vector<double> sorted;
+    sorted.reserve(n);
+    double clockSum = 0;
+    int clockCount = 0;
+    m.measuredTimeMs = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        m.measuredTimeMs += m.samplesMs[i];
+        if (dropThrottled && m.throttled[i]) continue;
+        sorted.push_back(m.samplesMs[i]);
+        if (m.smClockMHz[i] > 0) {
+            clockSum += m.smClockMHz[i];
+            ++clockCount;
+        }
+    }
+    m.meanClockMHz = clockCount > 0 ? clockSum / clockCount : -1;
+
     std::sort(sorted.begin(), sorted.end());
+    const std::size_t kept = sorted.size();
     m.minMs = sorted.front();
     m.maxMs = sorted.back();
     m.medianMs = quantileSorted(sorted, 0.5);
     m.p20Ms = quantileSorted(sorted, 0.2);
     m.p80Ms = quantileSorted(sorted, 0.8);
     const double sum = std::accumulate(sorted.begin(), sorted.end(), 0.0);
-    m.measuredTimeMs = sum;
-    m.meanMs = sum / static_cast<double>(n);
+    m.meanMs = sum / static_cast<double>(kept);
     double squares = 0;
     for (double x : sorted) squares += (x - m.meanMs) * (x - m.meanMs);
-    const double stdev = n > 1 ? std::sqrt(squares / static_cast<double>(n - 1)) : 0.0;
+    const double stdev = kept > 1 ? std::sqrt(squares / static_cast<double>(kept - 1)) : 0.0;
     m.relStdev = m.meanMs > 0 ? stdev / m.meanMs : nan;
 
     int lo = 0, hi = 0;
-    if (medianConfidenceRanks(static_cast<int>(n), kMedianConfidence, &lo, &hi)) {
+    if (medianConfidenceRanks(static_cast<int>(kept), kMedianConfidence, &lo, &hi)) {
         m.ciLowMs = sorted[static_cast<std::size_t>(lo - 1)];
         m.ciHighMs = sorted[static_cast<std::size_t>(hi - 1)];
         m.relNoise = m.medianMs > 0 ? (m.ciHighMs - m.ciLowMs) / 2.0 / m.medianMs
@@ -129,29 +167,6 @@ void computeStatistics(Measurement& m, int referenceClockMHz) {
         m.ciLowMs = m.minMs;
         m.ciHighMs = m.maxMs;
         m.relNoise = std::numeric_limits<double>::infinity();
-    }
-
-    int maxClock = referenceClockMHz;
-    double clockSum = 0;
-    int clockCount = 0;
-    for (int clock : m.smClockMHz) {
-        if (clock > 0) {
-            maxClock = std::max(maxClock, clock);
-            clockSum += clock;
-            ++clockCount;
-        }
-    }
-    m.meanClockMHz = clockCount > 0 ? clockSum / clockCount : -1;
-    m.referenceClockMHz = maxClock;
-    m.throttledCount = 0;
-    if (maxClock > 0) {
-        for (std::size_t i = 0; i < n; ++i) {
-            const int clock = m.smClockMHz[i];
-            if (clock > 0 && clock < kThrottleFraction * maxClock) {
-                m.throttled[i] = 1;
-                ++m.throttledCount;
-            }
-        }
     }
 }
 
@@ -187,7 +202,12 @@ Measurement measure(TimedWork& work, const StoppingRule& rule, bool coldL2, cons
         work.beforeSample(coldL2);
         const double sample = work.timeSampleMs();
         m.samplesMs.push_back(sample);
-        m.smClockMHz.push_back(work.lastSmClockMHz());
+        const SampleConditions conditions = work.lastConditions();
+        m.smClockMHz.push_back(conditions.smClockMHz);
+        m.memClockMHz.push_back(conditions.memClockMHz);
+        m.powerW.push_back(conditions.powerW);
+        m.temperatureC.push_back(conditions.temperatureC);
+        m.clockEventReasons.push_back(conditions.clockEventReasons);
         sorted.insert(std::upper_bound(sorted.begin(), sorted.end(), sample), sample);
         measuredMs += sample;
         const std::size_t n = sorted.size();
@@ -233,6 +253,14 @@ Measurement measure(TimedWork& work, const StoppingRule& rule, bool coldL2, cons
         }
     }
 
+    // Conditions nobody reported are not kept (the CPU, drivers without NVML).
+    const auto anyKnown = [](const auto& values) {
+        return std::any_of(values.begin(), values.end(), [](auto v) { return v >= 0; });
+    };
+    if (!anyKnown(m.memClockMHz)) m.memClockMHz.clear();
+    if (!anyKnown(m.powerW)) m.powerW.clear();
+    if (!anyKnown(m.temperatureC)) m.temperatureC.clear();
+    if (!anyKnown(m.clockEventReasons)) m.clockEventReasons.clear();
     computeStatistics(m, context.referenceClockMHz);
     m.wallTimeMs = elapsedMs();
     return m;
@@ -337,6 +365,138 @@ Comparison compare(const Measurement& a, const Measurement& b, double threshold)
     options.clearGapRelative = threshold;
     options.sameCenterRelative = threshold;
     return compareMeasurements(a, b, options).verdict;
+}
+
+// --- paired decisions -------------------------------------------------------------------------------------------
+
+namespace {
+
+// Regularised incomplete beta I_x(a, b) by Lentz's continued fraction (Numerical Recipes, betacf).
+double incompleteBeta(double a, double b, double x) {
+    if (x <= 0) return 0;
+    if (x >= 1) return 1;
+    const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) +
+                                  b * std::log(1 - x));
+    const bool flip = x > (a + 1) / (a + b + 2);
+    if (flip) std::swap(a, b), x = 1 - x;
+    constexpr double tiny = 1e-300;
+    double c = 1, d = 1 - (a + b) * x / (a + 1);
+    if (std::abs(d) < tiny) d = tiny;
+    d = 1 / d;
+    double h = d;
+    for (int m = 1; m <= 300; ++m) {
+        const double m2 = 2.0 * m;
+        double num = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+        d = 1 + num * d;
+        c = 1 + num / c;
+        d = 1 / (std::abs(d) < tiny ? tiny : d);
+        c = std::abs(c) < tiny ? tiny : c;
+        h *= d * c;
+        num = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+        d = 1 + num * d;
+        c = 1 + num / c;
+        d = 1 / (std::abs(d) < tiny ? tiny : d);
+        c = std::abs(c) < tiny ? tiny : c;
+        const double step = d * c;
+        h *= step;
+        if (std::abs(step - 1) < 1e-14) break;
+    }
+    const double value = front * h / a;
+    return flip ? 1 - value : value;
+}
+
+double studentCdf(double t, int df) {
+    const double v = df;
+    const double tail = 0.5 * incompleteBeta(v / 2, 0.5, v / (v + t * t));
+    return t >= 0 ? 1 - tail : tail;
+}
+
+std::string ratioText(double ratio) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.4f", ratio);
+    return text;
+}
+
+}  // namespace
+
+double studentQuantile(double p, int df) {
+    if (!(p > 0 && p < 1) || df < 1) return std::numeric_limits<double>::quiet_NaN();
+    double lo = -1e6, hi = 1e6;
+    for (int i = 0; i < 200 && hi - lo > 1e-12 * std::max(1.0, std::abs(hi)); ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (studentCdf(mid, df) < p ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+bool poolRoundNoise(const std::vector<std::vector<double>>& roundMedians, double* logSd, int* df) {
+    double squares = 0;
+    int freedom = 0;
+    for (const auto& series : roundMedians) {
+        std::vector<double> logs;
+        for (double v : series)
+            if (std::isfinite(v) && v > 0) logs.push_back(std::log(v));
+        if (logs.size() < 2) continue;
+        const double mean = std::accumulate(logs.begin(), logs.end(), 0.0) / static_cast<double>(logs.size());
+        for (double l : logs) squares += (l - mean) * (l - mean);
+        freedom += static_cast<int>(logs.size()) - 1;
+    }
+    if (freedom < 1) return false;
+    *logSd = std::sqrt(squares / freedom);
+    *df = freedom;
+    return true;
+}
+
+PairedComparison comparePaired(const std::vector<double>& aRoundMedians, const std::vector<double>& bRoundMedians,
+                               const PairedOptions& options) {
+    PairedComparison result;
+    const std::size_t rounds = std::min(aRoundMedians.size(), bRoundMedians.size());
+    std::vector<double> logs;
+    for (std::size_t r = 0; r < rounds; ++r) {
+        const double a = aRoundMedians[r], b = bRoundMedians[r];
+        if (!(std::isfinite(a) && std::isfinite(b) && a > 0 && b > 0)) continue;
+        result.roundRatios.push_back(a / b);
+        logs.push_back(std::log(a / b));
+    }
+    if (result.roundRatios.empty()) {
+        result.reason = "no round measured both";
+        return result;
+    }
+    std::vector<double> sorted = result.roundRatios;
+    std::sort(sorted.begin(), sorted.end());
+    result.ratio = quantileSorted(sorted, 0.5);
+    result.low = sorted.front();
+    result.high = sorted.back();
+    const double n = static_cast<double>(logs.size());
+    const double meanLog = std::accumulate(logs.begin(), logs.end(), 0.0) / n;
+    std::string how = "range of " + std::to_string(logs.size()) + " round ratio" + (logs.size() == 1 ? "" : "s");
+    if (options.pooledLogSd > 0 && options.pooledDf >= 1) {
+        const int family = std::max(1, options.familySize);
+        const double alpha = (1 - options.confidence) / family;
+        const double q = studentQuantile(1 - alpha / 2, options.pooledDf);
+        const double half = q * options.pooledLogSd * std::sqrt(2.0 / n);
+        result.low = std::min(result.low, std::exp(meanLog - half));
+        result.high = std::max(result.high, std::exp(meanLog + half));
+        how += " and a t interval over the round noise (sd " + percent(options.pooledLogSd) + ", " +
+               std::to_string(family) + " comparisons)";
+    }
+    const double fasterBelow = 1 - options.threshold, slowerAbove = 1 + options.threshold;
+    const std::string interval = "ratio " + ratioText(result.ratio) + " in [" + ratioText(result.low) + ", " +
+                                 ratioText(result.high) + "] (" + how + ")";
+    if (result.high <= fasterBelow) {
+        result.verdict = Comparison::Faster;
+        result.reason = interval + " lies below " + ratioText(fasterBelow);
+    } else if (result.low >= slowerAbove) {
+        result.verdict = Comparison::Slower;
+        result.reason = interval + " lies above " + ratioText(slowerAbove);
+    } else if (result.low >= fasterBelow && result.high <= slowerAbove) {
+        result.verdict = Comparison::Same;
+        result.reason = interval + " lies within 1 +- " + percent(options.threshold);
+    } else {
+        result.verdict = Comparison::Ambiguous;
+        result.reason = interval + " crosses 1 +- " + percent(options.threshold);
+    }
+    return result;
 }
 
 }  // namespace tunescope

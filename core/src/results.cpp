@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cctype>
@@ -179,6 +180,49 @@ ResultRecord recordFromJson(const ReadJson& object, const std::string& file, std
     m.measuredTimeMs = r.numberOr("measured_ms", 0);
     m.wallTimeMs = r.numberOr("wall_ms", 0);
 
+    const auto conditionArray = [&](const char* key, auto& out) {
+        if (!r.has(key)) return;
+        const ReadJson& values = r.field(key);
+        if (!values.is_array() || values.size() != n) r.fail(key, "must have one number per sample");
+        out.clear();
+        for (const auto& v : values) {
+            if (!v.is_number()) r.fail(key, "must hold only numbers");
+            out.push_back(v.get<typename std::decay_t<decltype(out)>::value_type>());
+        }
+    };
+    conditionArray("raw_mem_clock_mhz", m.memClockMHz);
+    conditionArray("raw_power_w", m.powerW);
+    conditionArray("raw_temperature_c", m.temperatureC);
+    conditionArray("raw_clock_events", m.clockEventReasons);
+    m.powerCapCount = static_cast<int>(r.integerOr("power_cap_samples", 0));
+    rec.racedOut = r.has("raced_out") ? r.boolean("raced_out") : false;
+    if (r.has("rounds")) {
+        const ReadJson& rounds = r.field("rounds");
+        if (!rounds.is_array()) r.fail("rounds", "must be an array of round objects");
+        for (std::size_t i = 0; i < rounds.size(); ++i) {
+            if (!rounds[i].is_object()) r.fail("rounds/" + std::to_string(i), "must be an object");
+            LineReader round(rounds[i], file, line);
+            RoundSummary s;
+            s.round = static_cast<int>(round.integer("round"));
+            s.position = static_cast<int>(round.integerOr("position", 0));
+            s.firstSample = static_cast<int>(round.integer("first_sample"));
+            s.sampleCount = static_cast<int>(round.integer("samples"));
+            s.throttledCount = static_cast<int>(round.integerOr("throttled_samples", 0));
+            s.medianMs = round.number("median_ms");
+            s.p20Ms = round.numberOr("p20_ms", s.medianMs);
+            s.p80Ms = round.numberOr("p80_ms", s.medianMs);
+            s.ciLowMs = round.numberOr("ci_low_ms", s.medianMs);
+            s.ciHighMs = round.numberOr("ci_high_ms", s.medianMs);
+            s.wallTimeMs = round.numberOr("wall_ms", 0);
+            if (!stopReasonFromString(round.string("stop_reason"), &s.stopReason))
+                r.fail("rounds/" + std::to_string(i) + "/stop_reason", "must be converged, stalled, timeout or sample-cap");
+            if (s.round < 0 || s.firstSample < 0 || s.sampleCount < 0 ||
+                static_cast<std::size_t>(s.firstSample) + static_cast<std::size_t>(s.sampleCount) > n)
+                r.fail("rounds/" + std::to_string(i), "names samples outside raw_ms");
+            rec.rounds.push_back(s);
+        }
+    }
+
     rec.bytes = static_cast<std::uint64_t>(r.integer("bytes"));
     rec.gbps = r.number("gbps");
     rec.copyGbps = r.numberOr("copy_gbps", -1);
@@ -209,9 +253,10 @@ ResultsHeader headerFromJson(const std::string& text, const std::string& file) {
     if (!raw.is_object() || raw.value("type", "") != "header")
         throw Error(file, lineLabel(1, "/type"), "the first line is not a results header (type must be \"header\")");
     const std::string format = raw.value("format", "");
-    if (format != kResultsFormat)
+    if (format != kResultsFormat && format != kResultsFormatV1)
         throw Error(file, lineLabel(1, "/format"),
-                    "unknown results format \"" + format + "\" (expected \"" + kResultsFormat + "\")");
+                    "unknown results format \"" + format + "\" (expected \"" + kResultsFormat + "\" or \"" +
+                        kResultsFormatV1 + "\")");
     ResultsHeader h;
     h.format = format;
     const auto text_ = [&](const char* key) {
@@ -252,7 +297,8 @@ public:
              haveP20 = false, haveP80 = false, haveMin = false, haveStdev = false, haveCiLow = false,
              haveCiHigh = false, haveNoise = false, haveConverged = false, haveStop = false, haveBytes = false,
              haveGbps = false;
-        std::vector<int> clocks, marks;
+        std::vector<int> clocks, marks, memClocks;
+        std::vector<double> power, temperature, events;
         bool haveClocks = false, haveMarks = false;
         std::string key, text;
         if (!object([&](const std::string& k) -> bool {
@@ -332,6 +378,13 @@ public:
                     if (isNull()) return skipValue();
                     return intArray(marks) && (haveMarks = true);
                 }
+                if (k == "raw_mem_clock_mhz") return isNull() ? skipValue() : intArray(memClocks);
+                if (k == "raw_power_w") return isNull() ? skipValue() : numberArray(power);
+                if (k == "raw_temperature_c") return isNull() ? skipValue() : numberArray(temperature);
+                if (k == "raw_clock_events") return isNull() ? skipValue() : numberArray(events);
+                if (k == "power_cap_samples") return optionalInt(m.powerCapCount, 0);
+                if (k == "raced_out") return optionalBool(rec.racedOut, false);
+                if (k == "rounds") return isNull() ? skipValue() : roundArray(rec.rounds);
                 return skipValue();
             }))
             return false;
@@ -354,6 +407,16 @@ public:
             if (marks.size() != n) return false;
             for (std::size_t i = 0; i < n; ++i) m.throttled[i] = marks[i] != 0 ? 1 : 0;
         }
+        for (std::size_t size : {memClocks.size(), power.size(), temperature.size(), events.size()})
+            if (size != 0 && size != n) return false;
+        m.memClockMHz = std::move(memClocks);
+        m.powerW = std::move(power);
+        m.temperatureC = std::move(temperature);
+        m.clockEventReasons.assign(events.begin(), events.end());
+        for (const RoundSummary& round : rec.rounds)
+            if (round.round < 0 || round.firstSample < 0 || round.sampleCount < 0 ||
+                static_cast<std::size_t>(round.firstSample) + static_cast<std::size_t>(round.sampleCount) > n)
+                return false;
         return true;
     }
 
@@ -517,6 +580,40 @@ private:
         } while (consume(','));
         return consume(']');
     }
+    bool roundArray(std::vector<RoundSummary>& out) {
+        if (!consume('[')) return false;
+        if (consume(']')) return true;
+        do {
+            RoundSummary round;
+            bool haveRound = false, haveFirst = false, haveSamples = false, haveMedian = false, haveStop = false;
+            bool haveP20 = false, haveP80 = false, haveLow = false, haveHigh = false;
+            std::string text;
+            if (!object([&](const std::string& k) -> bool {
+                    if (k == "round") return intValue(round.round) && (haveRound = true);
+                    if (k == "position") return optionalInt(round.position, 0);
+                    if (k == "first_sample") return intValue(round.firstSample) && (haveFirst = true);
+                    if (k == "samples") return intValue(round.sampleCount) && (haveSamples = true);
+                    if (k == "throttled_samples") return optionalInt(round.throttledCount, 0);
+                    if (k == "median_ms") return numberOrInf(round.medianMs) && (haveMedian = true);
+                    if (k == "p20_ms") return numberOrInf(round.p20Ms) && (haveP20 = true);
+                    if (k == "p80_ms") return numberOrInf(round.p80Ms) && (haveP80 = true);
+                    if (k == "ci_low_ms") return numberOrInf(round.ciLowMs) && (haveLow = true);
+                    if (k == "ci_high_ms") return numberOrInf(round.ciHighMs) && (haveHigh = true);
+                    if (k == "wall_ms") return optionalNumber(round.wallTimeMs, 0);
+                    if (k == "stop_reason")
+                        return string(text) && stopReasonFromString(text, &round.stopReason) && (haveStop = true);
+                    return skipValue();
+                }))
+                return false;
+            if (!(haveRound && haveFirst && haveSamples && haveMedian && haveStop)) return false;
+            if (!haveP20) round.p20Ms = round.medianMs;
+            if (!haveP80) round.p80Ms = round.medianMs;
+            if (!haveLow) round.ciLowMs = round.medianMs;
+            if (!haveHigh) round.ciHighMs = round.medianMs;
+            out.push_back(round);
+        } while (consume(','));
+        return consume(']');
+    }
     bool skipValue(int depth = 0) {
         if (depth > 64) return false;
         skipWs();
@@ -558,6 +655,40 @@ std::string recordKey(ResultRecord::Kind kind, int nb, std::int64_t rows, const 
         key += "/bt=" + std::to_string(config.blockRows) + "/w=" + std::to_string(config.numWarps) +
                "/s=" + std::to_string(config.numStages) + "/ctas=" + std::to_string(config.numCtas);
     return key;
+}
+
+std::vector<double> roundMedians(const ResultRecord& record, int roundCount) {
+    int count = roundCount;
+    for (const RoundSummary& r : record.rounds) count = std::max(count, r.round + 1);
+    if (record.rounds.empty()) count = std::max(count, 1);
+    std::vector<double> medians(static_cast<std::size_t>(count), std::numeric_limits<double>::quiet_NaN());
+    if (record.rounds.empty()) medians[0] = record.m.medianMs;
+    for (const RoundSummary& r : record.rounds) medians[static_cast<std::size_t>(r.round)] = r.medianMs;
+    return medians;
+}
+
+std::string deviceIdentity(const DeviceInfo& info) {
+    return info.name + "|" + info.architecture + "|" + info.driverVersion;
+}
+
+bool sameDeviceIdentities(const std::vector<DeviceInfo>& a, const std::vector<DeviceInfo>& b, std::string* why) {
+    std::set<std::string> left, right;
+    for (const DeviceInfo& d : a) left.insert(deviceIdentity(d));
+    for (const DeviceInfo& d : b) right.insert(deviceIdentity(d));
+    if (left == right) return true;
+    if (why) {
+        const auto describe = [](const std::set<std::string>& ids) {
+            std::string text;
+            for (const std::string& id : ids) {
+                std::string shown = id;
+                std::replace(shown.begin(), shown.end(), '|', ' ');
+                text += (text.empty() ? "" : "; ") + shown;
+            }
+            return text.empty() ? std::string("none") : text;
+        };
+        *why = describe(left) + " vs " + describe(right);
+    }
+    return false;
 }
 
 Json deviceInfoToJson(const DeviceInfo& info) {
@@ -673,6 +804,40 @@ Json recordToJson(const ResultRecord& rec) {
         j["raw_sm_clock_mhz"] = nullptr;
         j["raw_throttled"] = nullptr;
     }
+    const bool anyThrottled = m.throttledCount > 0;
+    if (anyThrottled && !anyClock) {  // a throttle event without a clock reading still marks samples
+        Json marks = Json::array();
+        for (std::uint8_t t : m.throttled) marks.push_back(int(t));
+        j["raw_throttled"] = std::move(marks);
+    }
+    if (!m.memClockMHz.empty()) j["raw_mem_clock_mhz"] = m.memClockMHz;
+    if (!m.powerW.empty()) {
+        Json power = Json::array();
+        for (double w : m.powerW) power.push_back(round7(w));
+        j["raw_power_w"] = std::move(power);
+    }
+    if (!m.temperatureC.empty()) j["raw_temperature_c"] = m.temperatureC;
+    if (!m.clockEventReasons.empty()) j["raw_clock_events"] = m.clockEventReasons;
+    j["power_cap_samples"] = m.powerCapCount;
+    j["raced_out"] = rec.racedOut;
+    Json rounds = Json::array();
+    for (const RoundSummary& r : rec.rounds) {
+        Json round = Json::object();
+        round["round"] = r.round;
+        round["position"] = r.position;
+        round["first_sample"] = r.firstSample;
+        round["samples"] = r.sampleCount;
+        round["throttled_samples"] = r.throttledCount;
+        round["median_ms"] = finiteOrNull(r.medianMs);
+        round["p20_ms"] = finiteOrNull(r.p20Ms);
+        round["p80_ms"] = finiteOrNull(r.p80Ms);
+        round["ci_low_ms"] = finiteOrNull(r.ciLowMs);
+        round["ci_high_ms"] = finiteOrNull(r.ciHighMs);
+        round["wall_ms"] = r.wallTimeMs;
+        round["stop_reason"] = toString(r.stopReason);
+        rounds.push_back(std::move(round));
+    }
+    j["rounds"] = std::move(rounds);
     return j;
 }
 
@@ -806,9 +971,14 @@ ResultsWriter::~ResultsWriter() {
     if (fd_ >= 0) ::close(fd_);
 }
 
-void ResultsWriter::append(const Json& line) {
-    std::string text = line.dump(-1, ' ', false, Json::error_handler_t::replace);
-    text += '\n';
+void ResultsWriter::append(const Json& line) { appendBlock({line}); }
+
+void ResultsWriter::appendBlock(const std::vector<Json>& lines) {
+    std::string text;
+    for (const Json& line : lines) {
+        text += line.dump(-1, ' ', false, Json::error_handler_t::replace);
+        text += '\n';
+    }
     std::lock_guard lock(mutex_);
     const char* data = text.data();
     std::size_t left = text.size();
@@ -845,6 +1015,15 @@ MergeReport mergeResults(const std::vector<std::filesystem::path>& inputs, const
                         "was written by a different sweep plan than " + inputs[0].string() +
                             " (plan_hash " + h.planHash.substr(0, 12) + " vs " + first.planHash.substr(0, 12) +
                             "): only shards of one plan can be merged");
+        std::string why;
+        if (!sameDeviceIdentities(first.devices, h.devices, &why)) {
+            if (!options.allowMixedDevices)
+                throw MergeConflict(inputs[i].string(), "line 1, /devices",
+                                    "was measured on other devices than " + inputs[0].string() + " (" + why +
+                                        "): a decision must compare measurements of one device; use "
+                                        "--allow-mixed-devices to merge anyway");
+            report.warnings.push_back(inputs[i].string() + ": measured on other devices (" + why + ")");
+        }
         if (h.tunescopeVersion != first.tunescopeVersion || h.gitSha != first.gitSha)
             report.warnings.push_back(inputs[i].string() + ": written by TuneScope " + h.tunescopeVersion + " (" +
                                       h.gitSha + "), " + inputs[0].string() + " by " + first.tunescopeVersion +

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <random>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -306,6 +307,9 @@ void validatePlan(const SweepPlan& plan, const std::vector<const Device*>& devic
     if (plan.shard.count < 1 || plan.shard.index < 0 || plan.shard.index >= plan.shard.count)
         throw Error("", "", "--shard must be i/n with 0 <= i < n");
     if (!(plan.eps > 0) || !std::isfinite(plan.eps)) throw Error("", "", "eps must be a positive number");
+    if (plan.rounds < 1 || plan.rounds > 100) throw Error("", "", "--rounds must be between 1 and 100");
+    if (!(plan.raceMargin >= 0) || !std::isfinite(plan.raceMargin))
+        throw Error("", "", "--race-margin must be a number >= 0");
 }
 
 namespace {
@@ -359,6 +363,9 @@ Json planJson(const SweepPlan& plan, bool forHash) {
     j["eps"] = static_cast<double>(plan.eps);
     j["seed"] = plan.seed;
     j["measure_copy"] = plan.measureCopy;
+    j["rounds"] = plan.rounds;
+    j["race_margin"] = plan.raceMargin;
+    j["order_seed"] = plan.orderSeed;
     if (!forHash) {
         Json shard = Json::object();
         shard["index"] = plan.shard.index;
@@ -376,14 +383,18 @@ std::string planHash(const SweepPlan& plan) { return sha256Hex(planJson(plan, tr
 
 std::vector<SweepItem> planItems(const SweepPlan& plan) {
     std::vector<SweepItem> items;
-    std::size_t l2normIndex = 0;
     for (std::size_t s = 0; s < plan.shapes.size(); ++s) {
+        if (static_cast<int>(s % static_cast<std::size_t>(plan.shard.count)) != plan.shard.index) continue;
         const SweepShape& shape = plan.shapes[s];
         const auto profile = plan.profileConfigs.find(shape.nb);
-        std::vector<SweepItem> shapeItems;
+        if (plan.measureCopy) {
+            SweepItem copy;
+            copy.kind = ResultRecord::Kind::Copy;
+            copy.shapeIndex = s;
+            copy.key = recordKey(copy.kind, shape.nb, shape.rows, {});
+            items.push_back(std::move(copy));
+        }
         const auto add = [&](const L2NormConfig& config, bool inGrid, bool profileConfig) {
-            const bool mine = static_cast<int>(l2normIndex++ % static_cast<std::size_t>(plan.shard.count)) == plan.shard.index;
-            if (!mine) return;
             SweepItem item;
             item.kind = ResultRecord::Kind::L2Norm;
             item.shapeIndex = s;
@@ -391,7 +402,7 @@ std::vector<SweepItem> planItems(const SweepPlan& plan) {
             item.inGrid = inGrid;
             item.profileConfig = profileConfig;
             item.key = recordKey(item.kind, shape.nb, shape.rows, config);
-            shapeItems.push_back(std::move(item));
+            items.push_back(std::move(item));
         };
         bool profileInGrid = false;
         for (const L2NormConfig& c : plan.grid) {
@@ -400,17 +411,27 @@ std::vector<SweepItem> planItems(const SweepPlan& plan) {
             add(c, true, isProfile);
         }
         if (profile != plan.profileConfigs.end() && !profileInGrid) add(profile->second, false, true);
-        if (shapeItems.empty()) continue;
-        if (plan.measureCopy) {
-            SweepItem copy;
-            copy.kind = ResultRecord::Kind::Copy;
-            copy.shapeIndex = s;
-            copy.key = recordKey(copy.kind, shape.nb, shape.rows, {});
-            items.push_back(std::move(copy));
-        }
-        for (auto& item : shapeItems) items.push_back(std::move(item));
     }
     return items;
+}
+
+std::vector<std::size_t> roundOrder(const SweepPlan& plan, std::size_t shapeIndex, int round, std::size_t count) {
+    std::vector<std::size_t> order(count);
+    for (std::size_t i = 0; i < count; ++i) order[i] = i;
+    // Seeded per shape (by its NB and T, not its index, so a shard sees the same order) and round. Fisher-Yates
+    // with the raw engine output: std::shuffle's distribution differs between standard libraries.
+    const SweepShape& shape = plan.shapes.at(shapeIndex);
+    std::seed_seq seq{static_cast<std::uint32_t>(plan.orderSeed), static_cast<std::uint32_t>(plan.orderSeed >> 32),
+                      static_cast<std::uint32_t>(shape.nb), static_cast<std::uint32_t>(shape.rows),
+                      static_cast<std::uint32_t>(shape.rows >> 32), static_cast<std::uint32_t>(round)};
+    std::mt19937_64 engine(seq);
+    for (std::size_t i = count; i > 1; --i) std::swap(order[i - 1], order[engine() % i]);
+    return order;
+}
+
+std::unique_ptr<TimedWork> makeWork(Device& device, const SweepPlan& plan, const SweepItem& item) {
+    if (item.kind == ResultRecord::Kind::Copy) return device.copyWork();
+    return device.l2normWork(item.config, plan.eps);
 }
 
 // --- running ----------------------------------------------------------------------------------------------------
@@ -443,6 +464,96 @@ struct ShapeTask {
     std::vector<SweepItem> items;
 };
 
+// One item of a shape in flight: its round measurements until the shape's block is written.
+struct Slot {
+    const SweepItem* item = nullptr;
+    std::vector<Measurement> rounds;
+    std::vector<RoundSummary> summaries;
+    std::uint64_t bytes = 0;
+    bool active = true;
+    bool racedOut = false;
+    std::string error;  // non-empty: failed
+};
+
+// Pools a slot's rounds into one record's Measurement: raw arrays concatenated (conditions a round did not report
+// are -1), statistics over the pooled unthrottled samples, and the estimate = median of the round medians.
+Measurement pooledMeasurement(Slot& slot, int referenceClock) {
+    Measurement m;
+    const auto anyHas = [&](auto member) {
+        return std::any_of(slot.rounds.begin(), slot.rounds.end(), [&](const Measurement& r) { return !(r.*member).empty(); });
+    };
+    const bool mem = anyHas(&Measurement::memClockMHz), power = anyHas(&Measurement::powerW),
+               temperature = anyHas(&Measurement::temperatureC), events = anyHas(&Measurement::clockEventReasons);
+    std::vector<double> medians;
+    bool allConverged = true;
+    for (std::size_t r = 0; r < slot.rounds.size(); ++r) {
+        const Measurement& round = slot.rounds[r];
+        RoundSummary& summary = slot.summaries[r];
+        summary.firstSample = static_cast<int>(m.samplesMs.size());
+        summary.sampleCount = round.sampleCount;
+        summary.throttledCount = round.throttledCount;
+        summary.medianMs = round.medianMs;
+        summary.p20Ms = round.p20Ms;
+        summary.p80Ms = round.p80Ms;
+        summary.ciLowMs = round.ciLowMs;
+        summary.ciHighMs = round.ciHighMs;
+        summary.wallTimeMs = round.wallTimeMs;
+        summary.stopReason = round.stopReason;
+        const std::size_t n = round.samplesMs.size();
+        m.samplesMs.insert(m.samplesMs.end(), round.samplesMs.begin(), round.samplesMs.end());
+        m.smClockMHz.insert(m.smClockMHz.end(), round.smClockMHz.begin(), round.smClockMHz.end());
+        const auto append = [n](auto& to, const auto& from, auto missing) {
+            if (from.empty()) to.insert(to.end(), n, missing);
+            else to.insert(to.end(), from.begin(), from.end());
+        };
+        if (mem) append(m.memClockMHz, round.memClockMHz, -1);
+        if (power) append(m.powerW, round.powerW, -1.0);
+        if (temperature) append(m.temperatureC, round.temperatureC, -1.0);
+        if (events) append(m.clockEventReasons, round.clockEventReasons, -1LL);
+        m.warmupCount += round.warmupCount;
+        m.wallTimeMs += round.wallTimeMs;
+        m.timedOut = m.timedOut || round.timedOut;
+        m.stopReason = round.stopReason;
+        allConverged = allConverged && round.converged;
+        if (std::isfinite(round.medianMs)) medians.push_back(round.medianMs);
+        referenceClock = std::max(referenceClock, round.referenceClockMHz);
+    }
+    computeStatistics(m, referenceClock);
+    m.converged = allConverged;
+    if (medians.size() >= 2) {
+        std::sort(medians.begin(), medians.end());
+        m.medianMs = quantileSorted(medians, 0.5);
+        m.ciLowMs = medians.front();
+        m.ciHighMs = medians.back();
+        m.relNoise = m.medianMs > 0 ? (m.ciHighMs - m.ciLowMs) / 2.0 / m.medianMs : std::numeric_limits<double>::infinity();
+    } else if (slot.rounds.size() == 1) {
+        const Measurement& only = slot.rounds.front();
+        m.medianMs = only.medianMs;
+        m.ciLowMs = only.ciLowMs;
+        m.ciHighMs = only.ciHighMs;
+        m.relNoise = only.relNoise;
+    }
+    return m;
+}
+
+// Rewrites `file` keeping its header and the lines not in `dropLines` (1-based); returns the new size.
+std::uint64_t rewriteWithout(const std::filesystem::path& file, std::uint64_t validBytes,
+                             const std::set<std::size_t>& dropLines) {
+    std::string text = readTextFile(file, 1ull << 30);
+    text.resize(std::min<std::size_t>(text.size(), validBytes));
+    std::string kept;
+    std::size_t pos = 0, line = 0;
+    while (pos < text.size()) {
+        const std::size_t newline = text.find('\n', pos);
+        const std::size_t end = newline == std::string::npos ? text.size() : newline + 1;
+        ++line;
+        if (!dropLines.count(line)) kept.append(text, pos, end - pos);
+        pos = end;
+    }
+    writeFileAtomic(file, kept);
+    return kept.size();
+}
+
 }  // namespace
 
 SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices, const SweepOptions& options) {
@@ -471,8 +582,7 @@ SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices
     header.plan = planToJson(plan);
     header.planHash = planHash(plan);
 
-    std::set<std::string> done;
-    std::map<std::size_t, double> copyGbps;  // shape index -> copy ceiling
+    std::set<std::size_t> doneShapes;
     std::optional<ResultsWriter> writer;
     std::error_code ec;
     const bool resume = std::filesystem::exists(options.out, ec) && std::filesystem::file_size(options.out, ec) > 0 &&
@@ -481,40 +591,66 @@ SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices
         const ResultsFile existing = loadResults(options.out);
         if (existing.header.planHash != header.planHash)
             throw Error(outName, "line 1, /plan_hash",
-                        "holds results of a different sweep plan (other shapes, grid, stopping rule, mode, seed or "
-                        "profile configs); use another --out, or the same options to resume it");
+                        "holds results of a different sweep plan (other shapes, grid, stopping rule, rounds, mode, "
+                        "seed or profile configs); use another --out, or the same options to resume it");
         if (existing.header.plan.is_object() && existing.header.plan.contains("shard") &&
             existing.header.plan["shard"] != header.plan["shard"])
             throw Error(outName, "line 1, /plan/shard", "holds a different shard of this plan; use another --out");
-        for (const ResultRecord& r : existing.records) {
-            done.insert(recordKey(r));
-            if (r.kind == ResultRecord::Kind::Copy) {
-                for (std::size_t s = 0; s < plan.shapes.size(); ++s)
-                    if (plan.shapes[s].nb == r.nb && plan.shapes[s].rows == r.rows) copyGbps[s] = r.gbps;
-            }
+        std::string why;
+        if (!sameDeviceIdentities(existing.header.devices, header.devices, &why)) {
+            if (!options.allowMixedDevices)
+                throw Error(outName, "line 1, /devices",
+                            "was measured on other devices (" + why + "); a decision must compare measurements of "
+                            "one device: use another --out, or --allow-mixed-devices to resume anyway");
+            note("resuming a file of other devices (" + why + ") because of --allow-mixed-devices");
         }
-        writer.emplace(options.out, existing.validBytes);
-        note("resuming " + outName + ": " + std::to_string(existing.records.size()) + " measurements already there" +
+        // A shape is complete when each of its items has a measurement or an error line; the lines of an
+        // incomplete shape (a kill while its block was written) are cut out and the shape is measured again.
+        std::map<std::string, std::vector<std::size_t>> linesByKey;
+        for (const ResultRecord& r : existing.records) linesByKey[recordKey(r)].push_back(r.line);
+        for (const ResultError& e : existing.errors) linesByKey[recordKey(e.kind, e.nb, e.rows, e.config)].push_back(e.line);
+        std::map<std::size_t, std::vector<const SweepItem*>> byShape;
+        for (const SweepItem& item : items) byShape[item.shapeIndex].push_back(&item);
+        std::set<std::size_t> dropLines;
+        std::size_t keptLines = 0;
+        for (const auto& [shapeIndex, shapeItems] : byShape) {
+            const bool complete = std::all_of(shapeItems.begin(), shapeItems.end(),
+                                              [&](const SweepItem* item) { return linesByKey.count(item->key) > 0; });
+            for (const SweepItem* item : shapeItems) {
+                const auto found = linesByKey.find(item->key);
+                if (found == linesByKey.end()) continue;
+                if (complete) keptLines += found->second.size();
+                else dropLines.insert(found->second.begin(), found->second.end());
+            }
+            if (complete) doneShapes.insert(shapeIndex);
+        }
+        std::uint64_t validBytes = existing.validBytes;
+        if (!dropLines.empty()) validBytes = rewriteWithout(options.out, existing.validBytes, dropLines);
+        writer.emplace(options.out, validBytes);
+        note("resuming " + outName + ": " + std::to_string(doneShapes.size()) + " complete shapes (" +
+             std::to_string(keptLines) + " lines) already there" +
+             (dropLines.empty() ? "" : "; " + std::to_string(dropLines.size()) + " lines of incomplete shapes cut out") +
              (existing.truncatedTail ? "; cut off an incomplete last line" : ""));
     } else {
         writer.emplace(ResultsWriter::create(options.out, header));
     }
 
-    // Pending work, grouped by shape so that each device prepares each shape's buffers once.
+    // Pending work, grouped by shape: a shape is prepared once and its rounds run back to back on one device.
     std::vector<ShapeTask> tasks;
     for (const SweepItem& item : items) {
-        if (done.count(item.key)) {
+        if (doneShapes.count(item.shapeIndex)) {
             ++outcome.resumed;
             continue;
         }
         if (tasks.empty() || tasks.back().shapeIndex != item.shapeIndex) tasks.push_back({item.shapeIndex, {}});
         tasks.back().items.push_back(item);
     }
-    const std::size_t pending = outcome.total - outcome.resumed;
+    const std::size_t pendingItems = outcome.total - outcome.resumed;
 
-    std::mutex mutex;  // guards outcome, copyGbps, progress calls
+    std::mutex mutex;  // guards outcome, progress calls, the progress totals
     std::size_t nextTask = 0;
     std::size_t finished = 0;
+    std::size_t plannedMeasurements = pendingItems * static_cast<std::size_t>(plan.rounds);
     std::atomic<bool> abort{false};
     std::string fatal;
     const auto start = std::chrono::steady_clock::now();
@@ -529,32 +665,48 @@ SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices
         int consecutiveErrors = 0;
         bool warmedUp = options.deviceWarmupMs <= 0;
 
-        const auto report = [&](const SweepItem& item, const ResultRecord* record, const std::string& error) {
+        const auto baseRecord = [&](const SweepItem& item) {
+            const SweepShape& shape = plan.shapes[item.shapeIndex];
+            ResultRecord rec;
+            rec.kind = item.kind;
+            rec.nb = shape.nb;
+            rec.rows = shape.rows;
+            rec.batch = shape.batch;
+            rec.paddedTokens = shape.paddedTokens;
+            rec.config = item.config;
+            rec.inGrid = item.inGrid;
+            rec.profileConfig = item.profileConfig;
+            rec.deviceBackend = info.backend;
+            rec.deviceIndex = info.index;
+            rec.deviceName = info.name;
+            rec.coldL2 = plan.coldL2;
+            return rec;
+        };
+        const auto report = [&](const SweepItem& item, int round, const ResultRecord* record, const std::string& error) {
             std::lock_guard lock(mutex);
             ++finished;
-            if (record) ++outcome.measured;
-            else {
-                ++outcome.failed;
-                outcome.errors.push_back(deviceLabel + ": NB " + std::to_string(plan.shapes[item.shapeIndex].nb) +
-                                         " " + (item.kind == ResultRecord::Kind::Copy ? std::string("copy") : describe(item.config)) +
-                                         ": " + error);
-            }
+            ++outcome.measurements;
+            if (!record) outcome.errors.push_back(deviceLabel + ": NB " + std::to_string(plan.shapes[item.shapeIndex].nb) + " " +
+                                                  (item.kind == ResultRecord::Kind::Copy ? std::string("copy") : describe(item.config)) +
+                                                  " round " + std::to_string(round + 1) + ": " + error);
             if (!options.progress) return;
             SweepProgress p;
             p.done = finished;
-            p.total = pending;
+            p.total = std::max(plannedMeasurements, finished);
             p.resumed = outcome.resumed;
-            p.failed = outcome.failed;
+            p.failed = outcome.failed + (record ? 0 : 1);
             p.elapsedS = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            p.etaS = finished > 0 ? p.elapsedS / static_cast<double>(finished) * static_cast<double>(pending - finished) : -1;
+            p.etaS = p.elapsedS / static_cast<double>(finished) * static_cast<double>(p.total - finished);
             p.item = &item;
             p.shape = &plan.shapes[item.shapeIndex];
             p.record = record;
             p.error = error;
             p.device = &info;
+            p.round = round;
+            p.rounds = plan.rounds;
             options.progress(p);
         };
-        const auto recordError = [&](const SweepItem& item, const std::string& message) {
+        const auto errorLine = [&](const SweepItem& item, const std::string& message) {
             const SweepShape& shape = plan.shapes[item.shapeIndex];
             ResultError e;
             e.kind = item.kind;
@@ -565,8 +717,10 @@ SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices
             e.deviceIndex = info.index;
             e.deviceName = info.name;
             e.message = message;
-            writer->append(errorToJson(e));
-            report(item, nullptr, message);
+            return errorToJson(e);
+        };
+        const auto giveUp = [&](const std::string& why) {
+            note(deviceLabel + ": giving up after " + std::to_string(consecutiveErrors) + " failures in a row" + why);
         };
 
         try {
@@ -582,10 +736,17 @@ SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices
                     device->prepareL2Norm(shape.rows, plan.seed);
                 } catch (const std::exception& e) {
                     const std::string message = "preparing T = " + std::to_string(shape.rows) + " rows failed: " + e.what();
-                    for (const SweepItem& item : task->items) recordError(item, message);
+                    for (const SweepItem& item : task->items) {
+                        writer->append(errorLine(item, message));
+                        {
+                            std::lock_guard lock(mutex);
+                            ++outcome.failed;
+                            plannedMeasurements -= static_cast<std::size_t>(plan.rounds) - 1;
+                        }
+                        report(item, 0, nullptr, message);
+                    }
                     if (++consecutiveErrors >= options.maxConsecutiveErrors) {
-                        note(deviceLabel + ": giving up after " + std::to_string(consecutiveErrors) +
-                             " failures in a row; last: " + message);
+                        giveUp("; last: " + message);
                         return;
                     }
                     continue;
@@ -605,57 +766,121 @@ SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices
                     }
                     warmedUp = true;
                 }
-                for (const SweepItem& item : task->items) {
-                    if (stopNow()) break;
-                    try {
-                        std::unique_ptr<TimedWork> work = item.kind == ResultRecord::Kind::Copy
-                                                              ? device->copyWork()
-                                                              : device->l2normWork(item.config, plan.eps);
-                        MeasureContext context;
-                        context.referenceClockMHz = referenceClock;
-                        ResultRecord rec;
-                        rec.m = measure(*work, plan.rule, plan.coldL2, context);
-                        referenceClock = std::max(referenceClock, rec.m.referenceClockMHz);
-                        rec.kind = item.kind;
-                        rec.nb = shape.nb;
-                        rec.rows = shape.rows;
-                        rec.batch = shape.batch;
-                        rec.paddedTokens = shape.paddedTokens;
-                        rec.config = item.config;
-                        rec.inGrid = item.inGrid;
-                        rec.profileConfig = item.profileConfig;
-                        rec.deviceBackend = info.backend;
-                        rec.deviceIndex = info.index;
-                        rec.deviceName = info.name;
-                        rec.coldL2 = plan.coldL2;
-                        rec.bytes = work->bytesMoved();
-                        rec.gbps = rec.m.medianMs > 0 ? static_cast<double>(rec.bytes) / rec.m.medianMs / 1e6 : 0;
-                        {
-                            std::lock_guard lock(mutex);
-                            if (item.kind == ResultRecord::Kind::Copy) {
-                                copyGbps[task->shapeIndex] = rec.gbps;
-                            } else if (const auto c = copyGbps.find(task->shapeIndex); c != copyGbps.end() && c->second > 0) {
-                                rec.copyGbps = c->second;
-                                rec.fractionOfCopy = rec.gbps / c->second;
-                            }
+
+                std::vector<Slot> slots(task->items.size());
+                for (std::size_t i = 0; i < slots.size(); ++i) slots[i].item = &task->items[i];
+                bool stopped = false, gaveUp = false;
+                for (int round = 0; round < plan.rounds && !stopped && !gaveUp; ++round) {
+                    std::vector<std::size_t> active;
+                    for (std::size_t i = 0; i < slots.size(); ++i)
+                        if (slots[i].active) active.push_back(i);
+                    const std::vector<std::size_t> order = roundOrder(plan, task->shapeIndex, round, active.size());
+                    for (std::size_t position = 0; position < order.size(); ++position) {
+                        if (stopNow()) {
+                            stopped = true;
+                            break;
                         }
-                        writer->append(recordToJson(rec));
-                        consecutiveErrors = 0;
-                        report(item, &rec, "");
-                    } catch (const Error& e) {
-                        if (!e.file().empty() && e.file() == outName) throw;  // the results file itself failed
-                        recordError(item, e.what());
-                        ++consecutiveErrors;
-                    } catch (const std::exception& e) {
-                        recordError(item, e.what());
-                        ++consecutiveErrors;
+                        Slot& slot = slots[active[order[position]]];
+                        const SweepItem& item = *slot.item;
+                        try {
+                            std::unique_ptr<TimedWork> work = makeWork(*device, plan, item);
+                            MeasureContext context;
+                            context.referenceClockMHz = referenceClock;
+                            Measurement m = measure(*work, plan.rule, plan.coldL2, context);
+                            referenceClock = std::max(referenceClock, m.referenceClockMHz);
+                            slot.bytes = work->bytesMoved();
+                            RoundSummary summary;
+                            summary.round = round;
+                            summary.position = static_cast<int>(position);
+                            slot.summaries.push_back(summary);
+                            slot.rounds.push_back(std::move(m));
+                            consecutiveErrors = 0;
+                            ResultRecord shown = baseRecord(item);
+                            shown.m = slot.rounds.back();
+                            shown.bytes = slot.bytes;
+                            shown.gbps = shown.m.medianMs > 0 ? static_cast<double>(shown.bytes) / shown.m.medianMs / 1e6 : 0;
+                            report(item, round, &shown, "");
+                        } catch (const Error& e) {
+                            if (!e.file().empty() && e.file() == outName) throw;  // the results file itself failed
+                            slot.error = e.what();
+                            slot.active = false;
+                            ++consecutiveErrors;
+                            report(item, round, nullptr, slot.error);
+                        } catch (const std::exception& e) {
+                            slot.error = e.what();
+                            slot.active = false;
+                            ++consecutiveErrors;
+                            report(item, round, nullptr, slot.error);
+                        }
+                        if (consecutiveErrors >= options.maxConsecutiveErrors) {
+                            gaveUp = true;
+                            break;
+                        }
                     }
-                    if (consecutiveErrors >= options.maxConsecutiveErrors) {
-                        note(deviceLabel + ": giving up after " + std::to_string(consecutiveErrors) +
-                             " failures in a row (the device may be lost)");
-                        return;
+                    // Racing: after round 1, configs clearly slower than the round's best need no more rounds.
+                    if (round == 0 && plan.rounds > 1 && !stopped && !gaveUp) {
+                        double best = std::numeric_limits<double>::infinity();
+                        for (const Slot& slot : slots)
+                            if (slot.active && slot.item->kind == ResultRecord::Kind::L2Norm && !slot.rounds.empty())
+                                best = std::min(best, slot.rounds.back().medianMs);
+                        for (Slot& slot : slots) {
+                            if (!slot.active || slot.item->kind != ResultRecord::Kind::L2Norm || slot.item->profileConfig ||
+                                slot.rounds.empty() || !(slot.rounds.back().medianMs > best * (1 + plan.raceMargin)))
+                                continue;
+                            slot.active = false;
+                            slot.racedOut = true;
+                        }
                     }
+                    std::lock_guard lock(mutex);
+                    for (const Slot& slot : slots)
+                        if (!slot.active && static_cast<int>(slot.rounds.size()) == round + 1 && round + 1 < plan.rounds)
+                            plannedMeasurements -= static_cast<std::size_t>(plan.rounds - round - 1);
                 }
+                if (stopped) break;  // the shape in progress is measured again on resume
+                if (gaveUp) {
+                    // Keep the failures visible; the shape is incomplete and is measured again on resume.
+                    for (const Slot& slot : slots)
+                        if (!slot.error.empty()) writer->append(errorLine(*slot.item, slot.error));
+                    giveUp(" (the device may be lost)");
+                    return;
+                }
+
+                // The shape's block: the copy first (its estimate is every record's ceiling), then the configs.
+                std::vector<Json> lines;
+                double copyGbps = -1;
+                std::size_t measuredItems = 0, failedItems = 0, racedItems = 0;
+                std::vector<std::size_t> writeOrder;
+                for (std::size_t i = 0; i < slots.size(); ++i)
+                    if (slots[i].item->kind == ResultRecord::Kind::Copy) writeOrder.insert(writeOrder.begin(), i);
+                    else writeOrder.push_back(i);
+                for (std::size_t i : writeOrder) {
+                    Slot& slot = slots[i];
+                    if (!slot.error.empty()) {
+                        lines.push_back(errorLine(*slot.item, slot.error));
+                        ++failedItems;
+                        continue;
+                    }
+                    ResultRecord rec = baseRecord(*slot.item);
+                    rec.m = pooledMeasurement(slot, referenceClock);
+                    rec.rounds = slot.summaries;
+                    rec.racedOut = slot.racedOut;
+                    rec.bytes = slot.bytes;
+                    rec.gbps = rec.m.medianMs > 0 ? static_cast<double>(rec.bytes) / rec.m.medianMs / 1e6 : 0;
+                    if (rec.kind == ResultRecord::Kind::Copy) {
+                        copyGbps = rec.gbps;
+                    } else if (copyGbps > 0) {
+                        rec.copyGbps = copyGbps;
+                        rec.fractionOfCopy = rec.gbps / copyGbps;
+                    }
+                    lines.push_back(recordToJson(rec));
+                    ++measuredItems;
+                    racedItems += slot.racedOut ? 1 : 0;
+                }
+                writer->appendBlock(lines);
+                std::lock_guard lock(mutex);
+                outcome.measured += measuredItems;
+                outcome.failed += failedItems;
+                outcome.racedOut += racedItems;
             }
         } catch (const std::exception& e) {
             // Only writing the results file gets here: nothing more can be saved, so every worker stops.
@@ -673,9 +898,60 @@ SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices
         for (std::thread& t : threads) t.join();
     }
     if (!fatal.empty()) throw Error("", "", fatal);
-    outcome.notRun = pending - outcome.measured - outcome.failed;
+    outcome.notRun = pendingItems - outcome.measured - outcome.failed;
     outcome.interrupted = options.stopRequested && options.stopRequested->load() && outcome.notRun > 0;
     return outcome;
+}
+
+// --- decisions --------------------------------------------------------------------------------------------------
+
+bool tieRuleBefore(const L2NormConfig& a, const L2NormConfig& b) {
+    return std::tie(a.blockRows, a.numWarps, a.numStages, a.numCtas) <
+           std::tie(b.blockRows, b.numWarps, b.numStages, b.numCtas);
+}
+
+ShapeDecision decideShape(const std::vector<const ResultRecord*>& records, double threshold) {
+    ShapeDecision d;
+    d.threshold = threshold;
+    std::vector<std::vector<double>> series;
+    for (const ResultRecord* r : records) {
+        if (r->kind != ResultRecord::Kind::L2Norm || r->m.sampleCount <= 0 || !std::isfinite(r->m.medianMs) ||
+            r->m.medianMs <= 0)
+            continue;
+        d.configs.push_back(r);
+        d.rounds = std::max(d.rounds, std::max<int>(1, static_cast<int>(r->rounds.size())));
+    }
+    if (d.configs.empty()) return d;
+    for (const ResultRecord* r : d.configs) series.push_back(roundMedians(*r, d.rounds));
+    poolRoundNoise(series, &d.pooledLogSd, &d.pooledDf);
+    const auto fullRounds = [&](const ResultRecord* r) {
+        return !r->racedOut && std::max<int>(1, static_cast<int>(r->rounds.size())) == d.rounds;
+    };
+    for (const ResultRecord* r : d.configs)
+        if (fullRounds(r) && (!d.fastest || r->m.medianMs < d.fastest->m.medianMs)) d.fastest = r;
+    if (!d.fastest)
+        for (const ResultRecord* r : d.configs)
+            if (!d.fastest || r->m.medianMs < d.fastest->m.medianMs) d.fastest = r;
+    for (const ResultRecord* r : d.configs) {
+        if (r == d.fastest) {
+            d.ties.push_back(r);
+            continue;
+        }
+        if (r->racedOut) continue;
+        if (comparePairedRecords(*r, *d.fastest, d).verdict != Comparison::Slower) d.ties.push_back(r);
+    }
+    std::sort(d.ties.begin(), d.ties.end(),
+              [](const ResultRecord* a, const ResultRecord* b) { return tieRuleBefore(a->config, b->config); });
+    return d;
+}
+
+PairedComparison comparePairedRecords(const ResultRecord& a, const ResultRecord& b, const ShapeDecision& shape) {
+    PairedOptions options;
+    options.threshold = shape.threshold;
+    options.pooledLogSd = shape.pooledLogSd;
+    options.pooledDf = shape.pooledDf;
+    options.familySize = std::max<int>(1, static_cast<int>(shape.configs.size()));
+    return comparePaired(roundMedians(a, shape.rounds), roundMedians(b, shape.rounds), options);
 }
 
 // --- regret -----------------------------------------------------------------------------------------------------
@@ -694,14 +970,23 @@ std::vector<RegretRow> computeRegret(const ResultsFile& results, const std::map<
         row.nb = shape.first;
         row.rows = shape.second;
         row.policyConfig = it->second;
-        for (const ResultRecord* r : records) {
-            if (!row.best || r->m.medianMs < row.best->m.medianMs) row.best = r;
+        const ShapeDecision decision = decideShape(records, threshold);
+        row.best = decision.fastest;
+        for (const ResultRecord* r : decision.ties) row.ties.push_back(r->config);
+        for (const ResultRecord* r : records)
             if (r->config == it->second && (!row.policy || r->profileConfig)) row.policy = r;
-        }
         if (row.policy && row.best) {
             row.regret = row.policy->m.medianMs / row.best->m.medianMs;
-            row.verdict = row.policy == row.best ? Comparison::Same : compare(row.policy->m, row.best->m, threshold);
-            row.withinNoise = row.policy == row.best || row.verdict != Comparison::Slower;
+            if (row.policy == row.best) {
+                row.verdict = Comparison::Same;
+                row.regretLow = row.regretHigh = 1;
+            } else {
+                const PairedComparison paired = comparePairedRecords(*row.policy, *row.best, decision);
+                row.verdict = paired.verdict;
+                row.regretLow = paired.low;
+                row.regretHigh = paired.high;
+            }
+            row.withinNoise = std::find(decision.ties.begin(), decision.ties.end(), row.policy) != decision.ties.end();
         }
         rows.push_back(row);
     }

@@ -36,6 +36,17 @@ struct DeviceInfo {
     std::string runtimeVersion;
 };
 
+// What the driver says about the device around one sample (NVML on CUDA); -1 where it does not tell.
+// clockEventReasons uses NVML's bit layout (nvmlClocksEventReasons: 0x4 SW power cap, 0x8 HW slowdown,
+// 0x20 SW thermal, 0x40 HW thermal, 0x80 HW power brake); see docs/sweep.md for which bits drop a sample.
+struct SampleConditions {
+    int smClockMHz = -1;
+    int memClockMHz = -1;
+    double powerW = -1;
+    double temperatureC = -1;
+    long long clockEventReasons = -1;
+};
+
 // Something timed repeatedly on one device: one kernel launch (or copy, or GEMM) per sample.
 class TimedWork {
 public:
@@ -47,6 +58,12 @@ public:
     virtual double timeSampleMs() = 0;
     // The SM clock read around the last sample, or -1 when the driver does not tell.
     virtual int lastSmClockMHz() const { return -1; }
+    // Clocks, power, temperature and clock-event reasons read around the last sample (added in plugin ABI 2).
+    virtual SampleConditions lastConditions() const {
+        SampleConditions conditions;
+        conditions.smClockMHz = lastSmClockMHz();
+        return conditions;
+    }
     // Bytes read + written by one sample, for achieved bandwidth.
     virtual std::uint64_t bytesMoved() const = 0;
 };
@@ -100,6 +117,6 @@ inline constexpr const char* kCreateBackendSymbol = "tunescope_create_backend";
 // refused with a clear reason instead of crashing. Bump when Device, Backend or TimedWork change shape.
 using PluginAbiFn = int (*)();
 inline constexpr const char* kPluginAbiSymbol = "tunescope_plugin_abi";
-inline constexpr int kPluginAbiVersion = 1;
+inline constexpr int kPluginAbiVersion = 2;  // 2: TimedWork::lastConditions
 
 }  // namespace tunescope

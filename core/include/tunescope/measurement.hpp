@@ -34,15 +34,27 @@ struct MeasureContext {
 };
 
 inline constexpr double kThrottleFraction = 0.97;
+// Clock-event bits (NVML's layout, SampleConditions::clockEventReasons) that drop a sample whatever its clock:
+// thermal slowdowns and the hardware's emergency brakes. A sustained software power cap (0x4) does not: under a
+// cap the clock it leaves is the clock the kernel gets in production, and a clock dip below kThrottleFraction of
+// the reference still drops the sample (nvbench's rule). See docs/sweep.md.
+inline constexpr long long kThrottleEventMask = 0x8 | 0x20 | 0x40 | 0x80;
 inline constexpr double kMedianConfidence = 0.95;  // level of the median's confidence interval
 
 struct Measurement {
     // Raw data, one entry per timed sample (warm-up samples are not kept).
     std::vector<double> samplesMs;
     std::vector<int> smClockMHz;         // -1 where the driver did not tell
-    std::vector<std::uint8_t> throttled;  // 1 where the clock was below kThrottleFraction of the reference
+    std::vector<std::uint8_t> throttled;  // 1 where the clock was below kThrottleFraction of the reference, or a
+                                          // kThrottleEventMask event was active
+    // What the driver told per sample (SampleConditions); empty when it told nothing for any sample.
+    std::vector<int> memClockMHz;
+    std::vector<double> powerW;
+    std::vector<double> temperatureC;
+    std::vector<long long> clockEventReasons;
 
-    // Statistics over all kept samples (throttled samples are marked, not dropped).
+    // Statistics over the samples that were not throttled (all samples when every one was); throttled samples are
+    // kept in the raw arrays and counted.
     int sampleCount = 0;
     int throttledCount = 0;
     int warmupCount = 0;
@@ -52,6 +64,7 @@ struct Measurement {
     double relNoise = 0;    // (ciHighMs - ciLowMs) / 2 / medianMs; +inf with fewer than 6 samples
     double meanClockMHz = -1;  // mean SM clock over samples that report one, -1 if none did
     int referenceClockMHz = -1;  // the clock the throttle flags were judged against
+    int powerCapCount = 0;       // samples with the software power cap active (counted, not dropped)
 
     bool converged = false;  // relNoise <= maxRelNoise after minSamples and minTime
     bool timedOut = false;   // stopped by the timeout
@@ -64,7 +77,7 @@ struct Measurement {
 // Device errors thrown by the work propagate (the caller records them); nothing is half-updated.
 Measurement measure(TimedWork& work, const StoppingRule& rule, bool coldL2, const MeasureContext& context = {});
 
-// Fills every statistic of `m` from its raw arrays (samplesMs, smClockMHz) and the reference clock. Used by measure()
+// Fills every statistic of `m` from its raw arrays (samplesMs, smClockMHz, clockEventReasons) and the reference clock. Used by measure()
 // and by anyone who builds a Measurement from stored samples. Leaves the stop fields alone.
 void computeStatistics(Measurement& m, int referenceClockMHz = -1);
 
@@ -103,5 +116,43 @@ struct ComparisonResult {
 ComparisonResult compareMeasurements(const Measurement& a, const Measurement& b, const CompareOptions& options);
 // The same with one threshold for the gap and the SAME band.
 Comparison compare(const Measurement& a, const Measurement& b, double threshold = 0.005);
+
+// --- paired decisions over rounds (docs/sweep.md, "Decisions") ----------------------------------------------------
+// A sweep measures every config of a shape once per round, in a new order each round. Two configs are compared on
+// their per-round ratios (same round, same shape), so that a state of the machine shared by both cancels.
+
+struct PairedOptions {
+    double threshold = 0.005;  // FASTER/SLOWER need the whole interval beyond 1 -+ threshold
+    // Round-to-round noise of the shape: the pooled standard deviation of log(round median) around each config's
+    // mean, with its degrees of freedom (poolRoundNoise). <= 0 / 0: not known, only the range of ratios is used.
+    double pooledLogSd = -1;
+    int pooledDf = 0;
+    // How many configs the fastest was picked from: the interval's confidence is corrected for that many
+    // comparisons (Bonferroni), since the fastest of many is the luckiest of many.
+    int familySize = 1;
+    double confidence = 0.95;  // family-wise
+};
+
+struct PairedComparison {
+    Comparison verdict = Comparison::Ambiguous;
+    std::vector<double> roundRatios;  // a / b per common round (rounds where either is missing are left out)
+    double ratio = 0;                 // median of roundRatios
+    double low = 0, high = 0;         // the interval of the ratio
+    std::string reason;
+};
+
+// a and b: round medians indexed by round, NaN (or <= 0) where that round was not measured.
+// The interval is the union of (1) [min, max] of the round ratios and (2) exp(mean log ratio -+ q * s * sqrt(2/n))
+// with s the pooled round noise, q the Student t quantile at confidence / familySize (two-sided) and n the common
+// rounds. FASTER: high <= 1 - threshold; SLOWER: low >= 1 + threshold; SAME: [low, high] within 1 -+ threshold;
+// AMBIGUOUS otherwise (and with no common round).
+PairedComparison comparePaired(const std::vector<double>& aRoundMedians, const std::vector<double>& bRoundMedians,
+                               const PairedOptions& options);
+
+// Pools log(round median) residuals of every series with at least two rounds. Returns false when nothing pools.
+bool poolRoundNoise(const std::vector<std::vector<double>>& roundMedians, double* logSd, int* df);
+
+// Student t quantile (p in (0, 1), df >= 1).
+double studentQuantile(double p, int df);
 
 }  // namespace tunescope

@@ -1,5 +1,6 @@
 #pragma once
-// Sweep results: an append-only JSON Lines file (format "tunescope-sweep-results-v1", docs/sweep.md).
+// Sweep results: an append-only JSON Lines file (format "tunescope-sweep-results-v2"; v1 files still read;
+// docs/sweep.md).
 // Line 1 is the header; every later line is one measurement or one recorded error. This header is the reader the
 // GUI uses (loadResults), the writer the sweep uses, and the merge of shard files.
 #include <cstdint>
@@ -14,7 +15,21 @@
 
 namespace tunescope {
 
-inline constexpr const char* kResultsFormat = "tunescope-sweep-results-v1";
+inline constexpr const char* kResultsFormat = "tunescope-sweep-results-v2";
+// v1: one measurement per config and shape, no rounds. Read as one round per record; never written.
+inline constexpr const char* kResultsFormatV1 = "tunescope-sweep-results-v1";
+
+// One round of a record: a slice of the record's raw arrays and its statistics (docs/sweep.md, "Rounds").
+struct RoundSummary {
+    int round = 0;         // 0-based round number
+    int position = 0;      // place in that round's shuffled order (0-based)
+    int firstSample = 0;   // the round's samples are raw[firstSample, firstSample + sampleCount)
+    int sampleCount = 0;
+    int throttledCount = 0;
+    double medianMs = 0, p20Ms = 0, p80Ms = 0, ciLowMs = 0, ciHighMs = 0;
+    double wallTimeMs = 0;
+    StopReason stopReason = StopReason::Timeout;
+};
 
 struct ResultsHeader {
     std::string format;            // kResultsFormat
@@ -43,7 +58,12 @@ struct ResultRecord {
     int deviceIndex = 0;
     std::string deviceName;
     bool coldL2 = true;
-    Measurement m;                 // every statistic plus the raw samples, clocks and throttle marks
+    // Every statistic plus the raw samples, clocks and throttle marks of all rounds. With rounds, m.medianMs is the
+    // median of the round medians, m.ciLowMs/ciHighMs the lowest and highest round median, the percentiles and
+    // the rest are over the pooled unthrottled samples.
+    Measurement m;
+    std::vector<RoundSummary> rounds;  // empty in v1 files
+    bool racedOut = false;         // left out of later rounds: clearly slower than the best after round 1
     std::uint64_t bytes = 0;       // bytes read + written by one sample
     double gbps = 0;               // bytes / median
     double copyGbps = -1;          // the copy ceiling of the same shape, -1 when not known
@@ -71,6 +91,15 @@ struct ResultsFile {
     std::uint64_t validBytes = 0;
     bool truncatedTail = false;    // the last line was incomplete and was ignored
 };
+
+// The round medians of a record indexed by round (NaN for rounds it was not measured in), `roundCount` long at
+// least. A v1 record is one round.
+std::vector<double> roundMedians(const ResultRecord& record, int roundCount = 0);
+
+// "NVIDIA H200|sm_90|580.95.05": what makes two devices the same for a decision (name, architecture, driver).
+std::string deviceIdentity(const DeviceInfo& info);
+// Whether two device lists hold the same identities; `why` names the first difference.
+bool sameDeviceIdentities(const std::vector<DeviceInfo>& a, const std::vector<DeviceInfo>& b, std::string* why);
 
 // Reads a results file. A last line that is incomplete (no newline, or not valid JSON) is ignored and flagged;
 // any other bad line throws Error naming the file and "line N". Throws Error when the file is missing, a folder,
@@ -104,6 +133,9 @@ public:
     ~ResultsWriter();
 
     void append(const Json& line);
+    // Several lines in one write(2): a shape's records land together (a kill can still cut the block, and resume
+    // then measures the shape again).
+    void appendBlock(const std::vector<Json>& lines);
 
 private:
     ResultsWriter() = default;
@@ -115,6 +147,7 @@ private:
 // Merging shard files (sweep --shard i/n) into one. Headers must carry the same format and plan hash.
 struct MergeOptions {
     bool keepFirst = false;  // on a duplicate measurement keep the first and warn instead of refusing
+    bool allowMixedDevices = false;  // join files measured on devices of another name, architecture or driver
 };
 struct MergeReport {
     std::size_t measurements = 0;
@@ -128,7 +161,8 @@ class MergeConflict : public Error {
 public:
     using Error::Error;
 };
-// Throws Error when an input cannot be read, MergeConflict when headers are incompatible or (without keepFirst) a
+// Throws Error when an input cannot be read, MergeConflict when headers are incompatible (plan, or devices without
+// allowMixedDevices) or (without keepFirst) a
 // measurement appears twice. Writes `out` atomically; an existing `out` that is also an input is fine.
 MergeReport mergeResults(const std::vector<std::filesystem::path>& inputs, const std::filesystem::path& out,
                          const MergeOptions& options = {});

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,12 @@ struct SweepPlan {
     float eps = kL2NormDefaultEps;
     std::uint64_t seed = 20260901;  // input data seed (random bf16, never zeros)
     bool measureCopy = true;        // the device-to-device copy ceiling per shape
+    // Rounds (docs/sweep.md, "Rounds"): every config of a shape is measured once per round, in a new order each
+    // round (shuffled from orderSeed); after round 1 configs slower than the round's best by more than raceMargin
+    // run no more rounds (the profile's config and the copy always run every round).
+    int rounds = 3;
+    double raceMargin = 0.03;
+    std::uint64_t orderSeed = 20261203;
     ShardSpec shard;
 };
 
@@ -92,24 +99,33 @@ struct SweepItem {
     bool profileConfig = false;
     std::string key;  // recordKey()
 };
-// Every item of the plan for this shard, in run order: per shape, the copy ceiling, then the grid, then the
-// profile's config when it is not in the grid. Shards split the l2norm items round-robin over the unsharded order
-// (item k goes to shard k mod n); each shard measures the copy ceiling of every shape it touches.
+// Every item of the plan for this shard, in plan order: per shape, the copy ceiling, then the grid, then the
+// profile's config when it is not in the grid. Shards split by shape (shape k goes to shard k mod n), so that all
+// configs of a shape are measured on one device and every decision compares measurements of one device.
 std::vector<SweepItem> planItems(const SweepPlan& plan);
+
+// The order in which round `round` (0-based) of shape `shapeIndex` measures `count` items: a permutation of
+// 0..count-1 drawn from plan.orderSeed, the shape and the round (the same on every machine and standard library).
+std::vector<std::size_t> roundOrder(const SweepPlan& plan, std::size_t shapeIndex, int round, std::size_t count);
+
+// The one place where the sweep makes an item's TimedWork (the l2norm kernel or the copy ceiling).
+std::unique_ptr<TimedWork> makeWork(Device& device, const SweepPlan& plan, const SweepItem& item);
 
 // --- running ----------------------------------------------------------------------------------------------------
 
 struct SweepProgress {
-    std::size_t done = 0;      // items finished in this run (measured or failed)
-    std::size_t total = 0;     // items this run has to do (resumed ones excluded)
+    std::size_t done = 0;      // measurements (item x round) finished in this run (measured or failed)
+    std::size_t total = 0;     // measurements this run has to do, as far as known (racing lowers it)
     std::size_t resumed = 0;   // items already in the file
     std::size_t failed = 0;
     double elapsedS = 0;
     double etaS = -1;          // -1 until something is measured
     const SweepItem* item = nullptr;
     const SweepShape* shape = nullptr;
-    const ResultRecord* record = nullptr;  // null when the item failed
+    const ResultRecord* record = nullptr;  // this round's measurement; null when the item failed
     std::string error;         // the failure message
+    int round = 0;             // 0-based
+    int rounds = 1;
     const DeviceInfo* device = nullptr;
 };
 
@@ -120,9 +136,12 @@ struct SweepOptions {
     std::function<void(const std::string&)> note;        // one-line notices (resume, warm-up, giving up)
     double deviceWarmupMs = 200;                    // per device, before its first measurement: clocks ramp up
     int maxConsecutiveErrors = 3;                   // a worker gives its device up after this many in a row
+    bool allowMixedDevices = false;                 // resume a file measured on devices of another identity
 };
 
 struct SweepOutcome {
+    std::size_t measurements = 0;  // timed measurements (item x round) of this run
+    std::size_t racedOut = 0;      // items that left after round 1
     std::size_t total = 0;     // items of the plan for this shard
     std::size_t resumed = 0;   // already in the file when the run started
     std::size_t measured = 0;  // measured by this run
@@ -133,10 +152,30 @@ struct SweepOutcome {
 };
 
 // Runs the plan on the devices (one worker thread per device, all pulling shapes from one queue). The plan is
-// validated first. With an existing results file: resumes when its plan hash matches (its partial last line is
-// cut off), throws Error otherwise. Device errors are recorded as error lines and the sweep goes on; the results
-// file holds everything measured so far whatever happens.
+// validated first. A shape is the unit of work: its records are written together once its last round is done.
+// With an existing results file: resumes when its plan hash and devices match (else throws Error), keeping every
+// complete shape and measuring the others again (lines of an incomplete shape and a partial last line are cut
+// out). Device errors are recorded as error lines and the sweep goes on.
 SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices, const SweepOptions& options);
+
+// --- decisions per shape (docs/sweep.md, "Decisions") ------------------------------------------------------------
+
+struct ShapeDecision {
+    std::vector<const ResultRecord*> configs;  // the shape's l2norm records
+    const ResultRecord* fastest = nullptr;     // lowest estimate among configs measured in every round
+    std::vector<const ResultRecord*> ties;     // configs indistinguishable from the fastest (it included), in the
+                                               // tie rule's order: smallest (BT, num_warps, num_stages, num_ctas)
+    int rounds = 0;                            // the most rounds any config ran
+    double pooledLogSd = -1;                   // round-to-round noise of the shape (poolRoundNoise)
+    int pooledDf = 0;
+    double threshold = 0.005;
+};
+// The records must be one shape's l2norm records of one device. Configs that raced out are never ties.
+ShapeDecision decideShape(const std::vector<const ResultRecord*>& records, double threshold = 0.005);
+// Paired comparison of a against b within a decided shape (a / b per round; FASTER: a is faster).
+PairedComparison comparePairedRecords(const ResultRecord& a, const ResultRecord& b, const ShapeDecision& shape);
+// The tie rule's order: true when a comes before b.
+bool tieRuleBefore(const L2NormConfig& a, const L2NormConfig& b);
 
 // --- regret of a policy against the best measured config ---------------------------------------------------------
 
@@ -145,10 +184,12 @@ struct RegretRow {
     std::int64_t rows = 0;
     L2NormConfig policyConfig;
     const ResultRecord* policy = nullptr;  // null when the policy's config was not measured for this shape
-    const ResultRecord* best = nullptr;    // lowest median of the shape
-    double regret = 0;                     // policy median / best median (1 = the policy is the best)
-    Comparison verdict = Comparison::Ambiguous;  // policy vs best
-    bool withinNoise = false;              // policy is best, or compare() says SAME or AMBIGUOUS
+    const ResultRecord* best = nullptr;    // the fastest config of the shape (ShapeDecision::fastest)
+    double regret = 0;                     // policy estimate / best estimate (1 = the policy is the best)
+    Comparison verdict = Comparison::Ambiguous;  // policy vs best, paired over rounds
+    bool withinNoise = false;              // the policy's config is in the tie set of the fastest
+    double regretLow = 0, regretHigh = 0;  // the paired interval of policy / best
+    std::vector<L2NormConfig> ties;        // configs indistinguishable from the fastest (tie rule's order)
 };
 // One row per measured shape whose NB has a policy config. Records of other cold/hot modes than the majority are
 // not mixed (the caller passes one results file, which has one mode).
