@@ -2,6 +2,7 @@
 // measurements into "measured-best" policy. Exit codes are documented in docs/sweep.md.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -18,6 +19,7 @@
 #include "tunescope/device.hpp"
 #include "tunescope/errors.hpp"
 #include "tunescope/hashing.hpp"
+#include "tunescope/json_io.hpp"
 #include "tunescope/profile.hpp"
 #include "tunescope/promote.hpp"
 #include "tunescope/results.hpp"
@@ -96,13 +98,15 @@ public:
         std::ostringstream line;
         line << "[" << p.done << "/" << p.total << "] ";
         if (tagDevices_ && p.device) line << p.device->backend << ":" << p.device->index << " ";
-        line << "NB " << p.shape->nb << " ";
+        line << "NB " << p.shape->nb << " r" << (p.round + 1) << "/" << p.rounds << " ";
         if (p.item->kind == ResultRecord::Kind::Copy) line << "copy";
         else line << "BT/warps/stages " << shortConfig(p.item->config);
         if (p.record) {
-            line << " " << formatUs(p.record->m.medianMs) << " +-" << std::fixed;
+            line << " " << formatUs(p.record->m.medianMs) << " [p20-p80 " << formatUs(p.record->m.p20Ms) << " - "
+                 << formatUs(p.record->m.p80Ms) << "] +-" << std::fixed;
             line.precision(2);
             line << p.record->m.relNoise * 100 << "% n=" << p.record->m.sampleCount;
+            if (p.record->m.throttledCount > 0) line << " (" << p.record->m.throttledCount << " throttled)";
             line.precision(0);
             line << " " << p.record->gbps << " GB/s";
         } else {
@@ -149,7 +153,7 @@ struct SweepArgs {
     bool cold = false;
     double noise = 0.005;
     int minSamples = 10;
-    double minTimeMs = 2.0;
+    double minTimeMs = 0.5;  // per round: the rounds, not one long measurement, carry the precision
     double timeoutMs = 1000.0;
     int warmup = 2;
     int maxSamples = 20000;
@@ -162,6 +166,11 @@ struct SweepArgs {
     double deviceWarmupMs = 200;
     bool quiet = false;
     bool skipIfUnavailable = false;
+    int rounds = SweepPlan{}.rounds;
+    double raceMargin = SweepPlan{}.raceMargin;
+    unsigned long long orderSeed = SweepPlan{}.orderSeed;
+    int replicas = 1;
+    bool allowMixedDevices = false;
 };
 
 SweepPlan buildPlan(const SweepArgs& a, CLI::App& sub) {
@@ -200,6 +209,10 @@ SweepPlan buildPlan(const SweepArgs& a, CLI::App& sub) {
     plan.seed = a.seed;
     plan.eps = static_cast<float>(a.eps);
     plan.measureCopy = !a.noCopy;
+    plan.rounds = a.rounds;
+    plan.raceMargin = a.raceMargin;
+    plan.orderSeed = a.orderSeed;
+    plan.replicas = a.replicas;
     if (!a.shard.empty()) plan.shard = parseShard(a.shard);
     if (!a.profile.empty()) {
         const Profile profile = loadProfile(a.profile);
@@ -217,39 +230,56 @@ SweepPlan buildPlan(const SweepArgs& a, CLI::App& sub) {
 
 void printSummary(const std::filesystem::path& out, const SweepPlan& plan) {
     const ResultsFile results = loadResults(out);
-    std::map<std::pair<int, std::int64_t>, const ResultRecord*> best, copy;
+    std::map<std::pair<int, std::int64_t>, std::vector<const ResultRecord*>> byShape;
+    std::map<std::pair<int, std::int64_t>, const ResultRecord*> copy;
     for (const ResultRecord& r : results.records) {
         const auto key = std::make_pair(r.nb, r.rows);
-        if (r.kind == ResultRecord::Kind::Copy) {
-            copy[key] = &r;
-        } else if (!best.count(key) || r.m.medianMs < best[key]->m.medianMs) {
-            best[key] = &r;
-        }
+        if (r.kind == ResultRecord::Kind::Copy) copy[key] = &r;
+        else byShape[key].push_back(&r);
     }
-    std::cout << "NB  T         best BT/warps/stages  median       GB/s   of copy  noise   samples\n";
-    for (const auto& [key, r] : best) {
-        char line[200];
+    const double threshold = 0.005;
+    std::cout << "NB  T         fastest BT/w/s  median [p20-p80 of samples]         round medians min-max  GB/s   "
+                 "of copy  ties  rounds\n";
+    for (const auto& [key, records] : byShape) {
+        const ShapeDecision decision = decideShape(records, threshold);
+        if (!decision.fastest) continue;
+        const ResultRecord* r = decision.fastest;
+        char line[300];
         const auto c = copy.find(key);
         const double fraction = c != copy.end() && c->second->gbps > 0 ? r->gbps / c->second->gbps : -1;
-        std::snprintf(line, sizeof line, "%-3d %-9lld %-21s %-12s %-6.0f %-8s %5.2f%%  %d\n", key.first,
+        const std::string spread = "[" + formatUs(r->m.p20Ms) + " - " + formatUs(r->m.p80Ms) + "]";
+        const std::string rounds = formatUs(r->m.ciLowMs) + " - " + formatUs(r->m.ciHighMs);
+        std::snprintf(line, sizeof line, "%-3d %-9lld %-15s %-11s %-24s %-22s %-6.0f %-8s %-5zu %d\n", key.first,
                       static_cast<long long>(key.second), shortConfig(r->config).c_str(), formatUs(r->m.medianMs).c_str(),
-                      r->gbps, fraction > 0 ? (std::to_string(static_cast<int>(fraction * 100 + 0.5)) + "%").c_str() : "-",
-                      r->m.relNoise * 100, r->m.sampleCount);
+                      spread.c_str(), rounds.c_str(), r->gbps,
+                      fraction > 0 ? (std::to_string(static_cast<int>(fraction * 100 + 0.5)) + "%").c_str() : "-",
+                      decision.ties.size(), decision.rounds);
         std::cout << line;
+        if (decision.ties.size() > 1) {
+            std::cout << "    tie set:";
+            for (const ResultRecord* t : decision.ties) std::cout << " " << shortConfig(t->config);
+            std::cout << '\n';
+        }
     }
     if (plan.profileConfigs.empty()) return;
-    std::cout << "\nregret of the profile's config (" << plan.profileFile << ") against the best measured config:\n";
-    std::cout << "NB  T         profile BT/w/s  median       best BT/w/s  regret   verdict    within noise\n";
-    for (const RegretRow& row : computeRegret(results, plan.profileConfigs, plan.rule.maxRelNoise)) {
-        char line[200];
+    std::cout << "\nregret of the profile's config (" << plan.profileFile << ") against the fastest config, paired "
+              << "over rounds (interval: docs/sweep.md):\n";
+    std::cout << "NB  T         profile BT/w/s  median [p20-p80]                 fastest BT/w/s  regret   interval"
+                 "            verdict    in tie set\n";
+    for (const RegretRow& row : computeRegret(results, plan.profileConfigs, threshold)) {
+        char line[300];
         if (!row.policy) {
             std::snprintf(line, sizeof line, "%-3d %-9lld %-15s not measured\n", row.nb, static_cast<long long>(row.rows),
                           shortConfig(row.policyConfig).c_str());
         } else {
-            std::snprintf(line, sizeof line, "%-3d %-9lld %-15s %-12s %-12s x%-7.4f %-10s %s\n", row.nb,
-                          static_cast<long long>(row.rows), shortConfig(row.policyConfig).c_str(),
-                          formatUs(row.policy->m.medianMs).c_str(), shortConfig(row.best->config).c_str(), row.regret,
-                          toString(row.verdict).c_str(), row.withinNoise ? "yes" : "no");
+            char interval[64];
+            std::snprintf(interval, sizeof interval, "[%.4f, %.4f]", row.regretLow, row.regretHigh);
+            const std::string spread = formatUs(row.policy->m.medianMs) + " [" + formatUs(row.policy->m.p20Ms) + " - " +
+                                       formatUs(row.policy->m.p80Ms) + "]";
+            std::snprintf(line, sizeof line, "%-3d %-9lld %-15s %-32s %-15s x%-7.4f %-19s %-10s %s\n", row.nb,
+                          static_cast<long long>(row.rows), shortConfig(row.policyConfig).c_str(), spread.c_str(),
+                          shortConfig(row.best->config).c_str(), row.regret, interval, toString(row.verdict).c_str(),
+                          row.withinNoise ? "yes" : "no");
         }
         std::cout << line;
     }
@@ -305,6 +335,7 @@ void runSweepCommand(const SweepArgs& a, CLI::App& sub, CliContext& ctx) {
         printer.note(text);
     };
     options.deviceWarmupMs = a.deviceWarmupMs;
+    options.allowMixedDevices = a.allowMixedDevices;
 
     SweepOutcome outcome;
     {
@@ -312,9 +343,10 @@ void runSweepCommand(const SweepArgs& a, CLI::App& sub, CliContext& ctx) {
         outcome = runSweep(plan, devices, options);
     }
     if (!a.quiet) {
-        std::cerr << "tunescope-cli: " << outcome.measured << " measured, " << outcome.resumed << " resumed, "
-                  << outcome.failed << " failed, " << outcome.notRun << " not run, of " << outcome.total << " ("
-                  << a.out << ")\n";
+        std::cerr << "tunescope-cli: " << outcome.measured << " measured (" << outcome.measurements
+                  << " measurements over " << plan.rounds << " rounds, " << outcome.racedOut << " raced out after round 1), "
+                  << outcome.resumed << " resumed, " << outcome.failed << " failed, " << outcome.notRun
+                  << " not run, of " << outcome.total << " (" << a.out << ")\n";
         for (const std::string& e : outcome.errors) std::cerr << "tunescope-cli: failed: " << e << '\n';
     }
     if (outcome.interrupted) {
@@ -362,10 +394,26 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx) {
     sweep->add_option("--device-warmup", args->deviceWarmupMs, "ms of copies per device before its first measurement")
         ->capture_default_str();
     sweep->add_option("--profile", args->profile, "also time this profile's config per NB and report its regret");
-    sweep->add_option("--shard", args->shard, "run shard i of n (0-based): i/n; combine the files with merge");
+    sweep->add_option("--shard", args->shard,
+                      "run shard i of n (0-based): i/n, split by shape (all configs of an NB on one worker); "
+                      "combine the files with merge");
     sweep->add_option("--seed", args->seed, "input data seed")->capture_default_str();
     sweep->add_option("--eps", args->eps, "l2norm epsilon")->capture_default_str();
     sweep->add_flag("--no-copy", args->noCopy, "do not measure the device-to-device copy ceiling");
+    sweep->add_option("--rounds", args->rounds,
+                      "rounds per shape: every config once per round, in a new shuffled order each round")
+        ->capture_default_str();
+    sweep->add_option("--race-margin", args->raceMargin,
+                      "after round 1, configs slower than the round's best by more than this run no more rounds")
+        ->capture_default_str();
+    sweep->add_option("--order-seed", args->orderSeed, "seed of the rounds' shuffled orders (recorded)")
+        ->capture_default_str();
+    sweep->add_option("--aa-replicas", args->replicas,
+                      "A/A: measure every config this many times per round as identical items (count verdicts with "
+                      "the decisions command)")
+        ->capture_default_str();
+    sweep->add_flag("--allow-mixed-devices", args->allowMixedDevices,
+                    "resume a results file measured on devices of another name, architecture or driver");
     sweep->add_flag("--quiet", args->quiet, "no progress and no summary");
     sweep->add_flag("--skip-if-unavailable", args->skipIfUnavailable,
                     "exit 77 (ctest's skip) instead of 2 when the backend is not available on this machine");
@@ -377,18 +425,23 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx) {
     auto inputs = std::make_shared<std::vector<std::string>>();
     auto mergeOut = std::make_shared<std::string>();
     auto keepFirst = std::make_shared<bool>(false);
+    auto mixedDevices = std::make_shared<bool>(false);
     CLI::App* merge = app.add_subcommand(
         "merge",
         "Combine results files of one sweep plan (e.g. the shards of --shard i/n) into one. A measurement that "
-        "appears twice is refused unless --keep-first. Exit codes: 0 merged, 1 the files do not belong together or "
-        "hold duplicates, 2 usage or I/O error.");
+        "appears twice is refused unless --keep-first; files of other devices (name, architecture, driver) unless "
+        "--allow-mixed-devices. Exit codes: 0 merged, 1 the files do not belong together or hold duplicates, 2 usage "
+        "or I/O error.");
     merge->add_option("inputs", *inputs, "results files")->required()->check(CLI::ExistingFile);
     merge->add_option("--out", *mergeOut, "merged results file (written atomically)")->required();
     merge->add_flag("--keep-first", *keepFirst, "keep the first of duplicate measurements and warn");
-    merge->callback([inputs, mergeOut, keepFirst, &ctx] {
+    merge->add_flag("--allow-mixed-devices", *mixedDevices,
+                    "merge files measured on devices of another name, architecture or driver");
+    merge->callback([inputs, mergeOut, keepFirst, mixedDevices, &ctx] {
         std::vector<std::filesystem::path> paths(inputs->begin(), inputs->end());
         MergeOptions options;
         options.keepFirst = *keepFirst;
+        options.allowMixedDevices = *mixedDevices;
         try {
             const MergeReport report = mergeResults(paths, *mergeOut, options);
             for (const std::string& w : report.warnings) std::cerr << "tunescope-cli: warning: " << w << '\n';
@@ -414,21 +467,27 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx) {
     CLI::App* promoteCmd = app.add_subcommand(
         "promote",
         "Make each prospective per-NB entry whose NB was measured \"measured-best\", with evidence from the results "
-        "file. A faster config replaces the incumbent only when compare() says FASTER. Exit codes: 0 written, "
+        "file. The incumbent stays when it is in the tie set of the fastest config (paired over rounds); otherwise "
+        "the tie rule picks from the tie set (docs/sweep.md). Exit codes: 0 written, "
         "1 nothing to promote or the result would not pass validate (nothing written), 2 usage or I/O error.");
     promoteCmd->add_option("profile", *profileIn, "profile to promote")->required();
     promoteCmd->add_option("--results", *resultsIn, "sweep results file (merge shards first)")->required();
     promoteCmd->add_option("--out", *promoteOut, "the promoted profile (written atomically)")->required();
     promoteCmd->add_option("--threshold", promoteOptions->threshold,
-                           "relative gap a config needs to replace the incumbent")
+                           "relative gap the paired interval must clear to call a config FASTER or SLOWER")
         ->capture_default_str();
     promoteCmd->add_flag("--all-bases", promoteOptions->includeAllBases,
                          "also promote original-production-chosen and imported entries");
     promoteCmd->callback([profileIn, resultsIn, promoteOut, promoteOptions, &ctx] {
         const PromoteReport report = promoteFiles(*profileIn, *resultsIn, *promoteOptions);
         for (const std::string& w : report.warnings) std::cerr << "tunescope-cli: warning: " << w << '\n';
-        for (const PromoteEntry& e : report.entries)
+        std::size_t replaced = 0, decided = 0;
+        for (const PromoteEntry& e : report.entries) {
             std::cout << "NB " << e.nb << ": " << (e.promoted ? "measured-best, " : "unchanged, ") << e.note << '\n';
+            decided += e.promoted ? 1 : 0;
+            replaced += e.promoted && !(e.newConfig == e.oldConfig) ? 1 : 0;
+        }
+        std::cout << "replaced the config of " << replaced << " of " << decided << " measured entries\n";
         if (report.promotedCount == 0) {
             std::cerr << "tunescope-cli: nothing to promote: no eligible entry's NB was measured in " << *resultsIn
                       << "; " << *promoteOut << " not written\n";
@@ -449,6 +508,130 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx) {
         }
         saveProfile(report.profile, *promoteOut);
         std::cout << "promoted " << report.promotedCount << " entries into " << *promoteOut << '\n';
+        ctx.exitCode = kExitOk;
+    });
+
+    // --- decisions ---
+    auto decisionInputs = std::make_shared<std::vector<std::string>>();
+    auto decisionThreshold = std::make_shared<double>(0.005);
+    CLI::App* decisions = app.add_subcommand(
+        "decisions",
+        "Compare the decisions of two runs (two results files or two promoted profiles): per NB, the same decision "
+        "is the same config, or each run's pick inside the other's tie set. With one results file of an A/A plan "
+        "(sweep --aa-replicas 2), count the FASTER/SLOWER verdicts between identical work instead. Exit codes: "
+        "0 compared, 1 nothing to compare, 2 usage or I/O error.");
+    decisions->add_option("files", *decisionInputs, "two results files, two promoted profiles, or one A/A results file")
+        ->required()->check(CLI::ExistingFile)->expected(1, 2);
+    decisions->add_option("--threshold", *decisionThreshold, "paired threshold (as promote's)")->capture_default_str();
+    decisions->callback([decisionInputs, decisionThreshold, &ctx] {
+        const double threshold = *decisionThreshold;
+        const auto isResults = [](const std::string& file) {
+            const std::string text = readTextFile(file, 1ull << 30);
+            const std::string first = text.substr(0, text.find('\n'));
+            return first.find("\"type\"") != std::string::npos && first.find("\"header\"") != std::string::npos;
+        };
+        // NB -> (pick, tie set) of one run.
+        using Picks = std::map<int, std::pair<L2NormConfig, std::vector<L2NormConfig>>>;
+        const auto picksOfResults = [&](const ResultsFile& results) {
+            std::map<int, std::int64_t> decisiveRows;
+            for (const ResultRecord& r : results.records)
+                if (r.kind == ResultRecord::Kind::L2Norm) decisiveRows[r.nb] = std::max(decisiveRows[r.nb], r.rows);
+            std::map<int, std::vector<const ResultRecord*>> byNb;
+            for (const ResultRecord& r : results.records)
+                if (r.kind == ResultRecord::Kind::L2Norm && r.rows == decisiveRows[r.nb] && r.replica == 0)
+                    byNb[r.nb].push_back(&r);
+            Picks picks;
+            for (const auto& [nb, records] : byNb) {
+                const ShapeDecision d = decideShape(records, threshold);
+                if (!d.fastest) continue;
+                std::vector<L2NormConfig> ties;
+                for (const ResultRecord* t : d.ties) ties.push_back(t->config);
+                picks[nb] = {d.fastest->config, ties};
+            }
+            return picks;
+        };
+        const auto picksOfProfile = [&](const std::string& file) {
+            const Profile profile = loadProfile(file);
+            Picks picks;
+            for (const PolicyEntry& e : profile.per_NB_policy) {
+                if (e.basis != kBasisMeasured || !e.evidence) continue;
+                std::vector<L2NormConfig> ties;
+                const Json& original = e.evidence->original;
+                if (original.is_object() && original.contains("tie_set") && original["tie_set"].is_array())
+                    for (const Json& t : original["tie_set"]) ties.push_back(toL2NormConfig(tritonConfigFromJson(t, file)));
+                picks[static_cast<int>(e.NB)] = {toL2NormConfig(e.config), ties};
+            }
+            return picks;
+        };
+
+        if (decisionInputs->size() == 1) {
+            const std::string& file = decisionInputs->front();
+            if (!isResults(file)) throw Error(file, "", "an A/A count needs a results file of a sweep with --aa-replicas");
+            const ResultsFile results = loadResults(file);
+            std::map<std::pair<int, std::int64_t>, std::vector<const ResultRecord*>> byShape;
+            for (const ResultRecord& r : results.records)
+                if (r.kind == ResultRecord::Kind::L2Norm) byShape[{r.nb, r.rows}].push_back(&r);
+            std::size_t pairs = 0, decisive = 0, same = 0;
+            for (const auto& [shape, records] : byShape) {
+                const ShapeDecision d = decideShape(records, threshold);
+                std::map<std::string, const ResultRecord*> firstReplica;
+                for (const ResultRecord* r : records)
+                    if (r->replica == 0) firstReplica[describe(r->config)] = r;
+                for (const ResultRecord* r : records) {
+                    if (r->replica == 0) continue;
+                    const auto base = firstReplica.find(describe(r->config));
+                    if (base == firstReplica.end()) continue;
+                    const PairedComparison paired = comparePairedRecords(*r, *base->second, d);
+                    ++pairs;
+                    if (paired.verdict == Comparison::Faster || paired.verdict == Comparison::Slower) {
+                        ++decisive;
+                        std::cout << "NB " << shape.first << " " << describe(r->config) << " replica " << r->replica
+                                  << ": " << toString(paired.verdict) << " (" << paired.reason << ")\n";
+                    }
+                    same += paired.verdict == Comparison::Same ? 1 : 0;
+                }
+            }
+            if (pairs == 0) {
+                std::cerr << "tunescope-cli: " << file << " has no replicas (sweep with --aa-replicas 2)\n";
+                ctx.exitCode = kExitInvalid;
+                return;
+            }
+            char line[200];
+            std::snprintf(line, sizeof line, "A/A: %zu FASTER/SLOWER of %zu identical pairs (%.2f%%), %zu SAME\n",
+                          decisive, pairs, 100.0 * static_cast<double>(decisive) / static_cast<double>(pairs), same);
+            std::cout << line;
+            ctx.exitCode = kExitOk;
+            return;
+        }
+
+        const auto picksOf = [&](const std::string& file) {
+            return isResults(file) ? picksOfResults(loadResults(file)) : picksOfProfile(file);
+        };
+        const Picks a = picksOf((*decisionInputs)[0]), b = picksOf((*decisionInputs)[1]);
+        const auto contains = [](const std::vector<L2NormConfig>& set, const L2NormConfig& c) {
+            return std::find(set.begin(), set.end(), c) != set.end();
+        };
+        std::size_t compared = 0, agree = 0;
+        for (const auto& [nb, pickA] : a) {
+            const auto pickB = b.find(nb);
+            if (pickB == b.end()) continue;
+            ++compared;
+            const bool sameConfig = pickA.first == pickB->second.first;
+            const bool mutualTie = contains(pickB->second.second, pickA.first) && contains(pickA.second, pickB->second.first);
+            agree += sameConfig || mutualTie ? 1 : 0;
+            std::cout << "NB " << nb << ": " << shortConfig(pickA.first) << " (" << pickA.second.size() << " ties) vs "
+                      << shortConfig(pickB->second.first) << " (" << pickB->second.second.size() << " ties): "
+                      << (sameConfig ? "same config" : mutualTie ? "each in the other's tie set" : "DIFFERENT") << '\n';
+        }
+        if (compared == 0) {
+            std::cerr << "tunescope-cli: the two files decide no NB in common\n";
+            ctx.exitCode = kExitInvalid;
+            return;
+        }
+        char line[200];
+        std::snprintf(line, sizeof line, "same decision at %zu of %zu NBs (%.1f%%)\n", agree, compared,
+                      100.0 * static_cast<double>(agree) / static_cast<double>(compared));
+        std::cout << line;
         ctx.exitCode = kExitOk;
     });
 }

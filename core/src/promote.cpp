@@ -1,5 +1,6 @@
 #include "tunescope/promote.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -33,8 +34,22 @@ std::string architectureOf(const ResultRecord& r, const ResultsHeader& header) {
     return "";
 }
 
-MeasuredEvidence evidenceFor(const ResultRecord& chosen, const ResultRecord& best, const PromoteEntry& decision,
-                             const ResultsFile& results, const PromoteOptions& options) {
+Json ratiosJson(const std::vector<double>& ratios) {
+    Json list = Json::array();
+    for (double r : ratios) list.push_back(std::round(r * 1e6) / 1e6);
+    return list;
+}
+
+std::string deviceIdentityOf(const ResultRecord& r, const ResultsHeader& header) {
+    for (const DeviceInfo& d : header.devices)
+        if (d.backend == r.deviceBackend && d.index == r.deviceIndex && d.name == r.deviceName)
+            return deviceIdentity(d);
+    return r.deviceName;
+}
+
+MeasuredEvidence evidenceFor(const ResultRecord& chosen, const ShapeDecision& shape, const ResultRecord* incumbent,
+                             const PromoteEntry& decision, const ResultsFile& results, const PromoteOptions& options) {
+    const ResultRecord& fastest = *shape.fastest;
     MeasuredEvidence e;
     e.median_ms = chosen.m.medianMs;
     e.p20_ms = chosen.m.p20Ms;
@@ -48,9 +63,11 @@ MeasuredEvidence evidenceFor(const ResultRecord& chosen, const ResultRecord& bes
     j["p20_ms"] = e.p20_ms;
     j["p80_ms"] = e.p80_ms;
     j["samples"] = e.samples;
+    j["throttled_samples"] = chosen.m.throttledCount;
     j["rel_noise"] = std::isfinite(chosen.m.relNoise) ? Json(chosen.m.relNoise) : Json(nullptr);
     j["converged"] = chosen.m.converged;
     j["device"] = e.device;
+    j["device_identity"] = deviceIdentityOf(chosen, results.header);
     j["backend"] = chosen.deviceBackend;
     j["cold_l2"] = chosen.coldL2;
     j["rows"] = chosen.rows;
@@ -58,17 +75,36 @@ MeasuredEvidence evidenceFor(const ResultRecord& chosen, const ResultRecord& bes
     j["results_file"] = options.resultsFileName;
     j["results_sha256"] = e.results_sha256;
     j["results_line"] = chosen.line;
-    if (&chosen == &best && decision.incumbentMeasured) {
-        j["decision"] = "the incumbent is the fastest measured config";
-    } else if (decision.keptIncumbent) {
-        j["decision"] = "kept the incumbent: the fastest config was " + toString(decision.bestVsIncumbent) +
-                        ", not FASTER, against it";
-        j["fastest_config"] = toJson(fromL2NormConfig(best.config));
-        j["fastest_median_ms"] = best.m.medianMs;
-    } else if (decision.incumbentMeasured) {
-        j["decision"] = "the fastest config was FASTER than the incumbent";
+    j["rounds"] = shape.rounds;
+    j["round_medians_ms"] = roundMedians(chosen, shape.rounds);
+    for (Json& v : j["round_medians_ms"])
+        if (v.is_number() && !std::isfinite(v.get<double>())) v = nullptr;
+    Json ties = Json::array();
+    for (const L2NormConfig& c : decision.ties) ties.push_back(toJson(fromL2NormConfig(c)));
+    j["tie_set"] = std::move(ties);
+    j["tie_rule"] = "incumbent if in the tie set, else the smallest (BT, num_warps, num_stages, num_ctas)";
+    j["fastest_config"] = toJson(fromL2NormConfig(fastest.config));
+    j["fastest_median_ms"] = fastest.m.medianMs;
+    if (incumbent) {
+        j["fastest_vs_incumbent_round_ratios"] = ratiosJson(decision.roundRatios);
+        j["fastest_vs_incumbent_interval"] = Json::array({decision.ratioLow, decision.ratioHigh});
+        j["fastest_vs_incumbent"] = toString(decision.bestVsIncumbent);
+        if (&chosen != incumbent) {
+            const PairedComparison chosenVsIncumbent = comparePairedRecords(chosen, *incumbent, shape);
+            j["chosen_vs_incumbent_round_ratios"] = ratiosJson(chosenVsIncumbent.roundRatios);
+        }
+    }
+    if (incumbent && decision.keptIncumbent && &fastest == incumbent) {
+        j["decision"] = "kept the incumbent: it is the fastest measured config";
+    } else if (incumbent && decision.keptIncumbent) {
+        j["decision"] = "kept the incumbent: it is in the tie set of the fastest config (fastest vs incumbent " +
+                        toString(decision.bestVsIncumbent) + ", not FASTER)";
+    } else if (incumbent) {
+        j["decision"] = "replaced the incumbent: the fastest config is FASTER than it over every round; the tie rule "
+                        "chose " + describe(chosen.config) + " from the tie set";
     } else {
-        j["decision"] = "the fastest measured config (the incumbent was not measured)";
+        j["decision"] = "the incumbent was not measured; the tie rule chose " + describe(chosen.config) +
+                        " from the tie set of the fastest config";
     }
     j["threshold"] = options.threshold;
     e.original = std::move(j);
@@ -110,25 +146,47 @@ PromoteReport promote(const Profile& profile, const ResultsFile& results, const 
         decision.oldBasis = decision.newBasis = entry.basis;
         decision.oldConfig = decision.newConfig = entry.config;
         const auto measured = byNb.find(decision.nb);
+        std::set<std::string> devicesOfNb;
+        if (measured != byNb.end())
+            for (const ResultRecord* r : measured->second)
+                devicesOfNb.insert(r->deviceBackend + ":" + std::to_string(r->deviceIndex) + ":" + r->deviceName);
         if (!eligible(entry, options)) {
             decision.note = "basis \"" + entry.basis + "\" is kept (only prospective and measured entries are promoted)";
         } else if (measured == byNb.end()) {
             decision.note = "NB " + std::to_string(decision.nb) + " was not measured";
+        } else if (devicesOfNb.size() > 1) {
+            // Never a decision across devices: their timings do not pair.
+            decision.note = "NB " + std::to_string(decision.nb) + " was measured on " + std::to_string(devicesOfNb.size()) +
+                            " devices; not compared across devices (sweep with --shard, which splits by shape)";
         } else {
-            const ResultRecord* best = nullptr;
+            const ShapeDecision shape = decideShape(measured->second, options.threshold);
             const ResultRecord* incumbent = nullptr;
             const L2NormConfig incumbentConfig = toL2NormConfig(entry.config);
-            for (const ResultRecord* r : measured->second) {
-                if (!best || r->m.medianMs < best->m.medianMs) best = r;
-                if (expressible(entry.config) && r->config == incumbentConfig) incumbent = r;
-            }
-            const ResultRecord* chosen = best;
-            decision.bestMedianMs = best->m.medianMs;
+            if (expressible(entry.config))
+                for (const ResultRecord* r : measured->second)
+                    if (r->config == incumbentConfig && (!incumbent || r->profileConfig)) incumbent = r;
+            for (const ResultRecord* r : shape.ties) decision.ties.push_back(r->config);
+            // The tie rule: the incumbent when it is a tie, else the first of the tie set in (BT, warps, stages).
+            const ResultRecord* chosen = shape.ties.front();
+            decision.bestMedianMs = shape.fastest->m.medianMs;
             if (incumbent) {
                 decision.incumbentMeasured = true;
-                decision.bestVsIncumbent =
-                    incumbent == best ? Comparison::Same : compare(best->m, incumbent->m, options.threshold);
-                if (decision.bestVsIncumbent != Comparison::Faster) {
+                if (incumbent == shape.fastest) {
+                    decision.bestVsIncumbent = Comparison::Same;
+                    decision.ratioLow = decision.ratioHigh = 1;
+                    decision.roundRatios.assign(static_cast<std::size_t>(shape.rounds), 1.0);
+                } else {
+                    const PairedComparison paired = comparePairedRecords(*shape.fastest, *incumbent, shape);
+                    decision.roundRatios = paired.roundRatios;
+                    decision.ratioLow = paired.low;
+                    decision.ratioHigh = paired.high;
+                    // One source of truth: the incumbent is replaced exactly when it is not a tie.
+                    const bool tie = std::find(shape.ties.begin(), shape.ties.end(), incumbent) != shape.ties.end();
+                    decision.bestVsIncumbent = tie ? (paired.verdict == Comparison::Faster ? Comparison::Ambiguous
+                                                                                           : paired.verdict)
+                                                   : Comparison::Faster;
+                }
+                if (std::find(shape.ties.begin(), shape.ties.end(), incumbent) != shape.ties.end()) {
                     chosen = incumbent;
                     decision.keptIncumbent = true;
                 }
@@ -137,18 +195,23 @@ PromoteReport promote(const Profile& profile, const ResultsFile& results, const 
             decision.newConfig = decision.keptIncumbent ? entry.config : fromL2NormConfig(chosen->config);
             decision.newBasis = std::string(kBasisMeasured);
             decision.promoted = true;
-            const MeasuredEvidence evidence = evidenceFor(*chosen, *best, decision, results, options);
+            const MeasuredEvidence evidence = evidenceFor(*chosen, shape, incumbent, decision, results, options);
             entry.config = decision.newConfig;
             entry.basis = decision.newBasis;
             entry.evidence = evidence;
             ++report.promotedCount;
+            const std::string tieText = std::to_string(shape.ties.size()) + " tie" + (shape.ties.size() == 1 ? "" : "s");
             if (decision.keptIncumbent)
-                decision.note = "kept " + describe(entry.config) + " (fastest " + describe(fromL2NormConfig(best->config)) +
-                                " is " + toString(decision.bestVsIncumbent) + " against it)";
+                decision.note = "kept " + describe(entry.config) + " (in the tie set of the fastest " +
+                                describe(shape.fastest->config) + ", " + tieText + ", fastest vs incumbent " +
+                                toString(decision.bestVsIncumbent) + ")";
             else if (decision.incumbentMeasured)
-                decision.note = describe(decision.newConfig) + " is FASTER than " + describe(decision.oldConfig);
+                decision.note = describe(decision.newConfig) + " replaces " + describe(decision.oldConfig) +
+                                " (incumbent SLOWER than the fastest " + describe(shape.fastest->config) + "; " +
+                                tieText + ", tie rule)";
             else
-                decision.note = describe(decision.newConfig) + " is the fastest (incumbent not measured)";
+                decision.note = describe(decision.newConfig) + " chosen by the tie rule from " + tieText +
+                                " (incumbent not measured)";
         }
         report.entries.push_back(std::move(decision));
     }

@@ -196,6 +196,7 @@ ResultRecord recordFromJson(const ReadJson& object, const std::string& file, std
     conditionArray("raw_clock_events", m.clockEventReasons);
     m.powerCapCount = static_cast<int>(r.integerOr("power_cap_samples", 0));
     rec.racedOut = r.has("raced_out") ? r.boolean("raced_out") : false;
+    rec.replica = static_cast<int>(r.integerOr("replica", 0));
     if (r.has("rounds")) {
         const ReadJson& rounds = r.field("rounds");
         if (!rounds.is_array()) r.fail("rounds", "must be an array of round objects");
@@ -238,6 +239,7 @@ ResultError errorFromJson(const ReadJson& object, const std::string& file, std::
     e.nb = static_cast<int>(r.integer("nb"));
     e.rows = r.integer("rows");
     if (e.kind == ResultRecord::Kind::L2Norm && r.has("config")) e.config = configFromJson(r.field("config"), r);
+    e.replica = static_cast<int>(r.integerOr("replica", 0));
     deviceTagFromJson(r, &e.deviceBackend, &e.deviceIndex, &e.deviceName);
     e.message = r.string("message");
     return e;
@@ -384,6 +386,7 @@ public:
                 if (k == "raw_clock_events") return isNull() ? skipValue() : numberArray(events);
                 if (k == "power_cap_samples") return optionalInt(m.powerCapCount, 0);
                 if (k == "raced_out") return optionalBool(rec.racedOut, false);
+                if (k == "replica") return optionalInt(rec.replica, 0);
                 if (k == "rounds") return isNull() ? skipValue() : roundArray(rec.rounds);
                 return skipValue();
             }))
@@ -649,11 +652,12 @@ private:
 
 std::string toString(ResultRecord::Kind kind) { return kind == ResultRecord::Kind::Copy ? "copy" : "l2norm"; }
 
-std::string recordKey(ResultRecord::Kind kind, int nb, std::int64_t rows, const L2NormConfig& config) {
+std::string recordKey(ResultRecord::Kind kind, int nb, std::int64_t rows, const L2NormConfig& config, int replica) {
     std::string key = toString(kind) + "/nb=" + std::to_string(nb) + "/rows=" + std::to_string(rows);
     if (kind == ResultRecord::Kind::L2Norm)
         key += "/bt=" + std::to_string(config.blockRows) + "/w=" + std::to_string(config.numWarps) +
                "/s=" + std::to_string(config.numStages) + "/ctas=" + std::to_string(config.numCtas);
+    if (replica > 0) key += "/rep=" + std::to_string(replica);
     return key;
 }
 
@@ -820,6 +824,7 @@ Json recordToJson(const ResultRecord& rec) {
     if (!m.clockEventReasons.empty()) j["raw_clock_events"] = m.clockEventReasons;
     j["power_cap_samples"] = m.powerCapCount;
     j["raced_out"] = rec.racedOut;
+    if (rec.replica > 0) j["replica"] = rec.replica;
     Json rounds = Json::array();
     for (const RoundSummary& r : rec.rounds) {
         Json round = Json::object();
@@ -849,6 +854,7 @@ Json errorToJson(const ResultError& error) {
     j["rows"] = error.rows;
     j["config"] = error.kind == ResultRecord::Kind::L2Norm ? configToJson(error.config) : Json(nullptr);
     j["device"] = deviceTag(error.deviceBackend, error.deviceIndex, error.deviceName);
+    if (error.replica > 0) j["replica"] = error.replica;
     j["message"] = error.message;
     return j;
 }
@@ -1097,7 +1103,7 @@ MergeReport mergeResults(const std::vector<std::filesystem::path>& inputs, const
         for (std::size_t p = 0; p < texts[i].size(); ++p)
             if (texts[i][p] == '\n') starts.push_back(p + 1);
         for (const ResultError& e : files[i].errors) {
-            const std::string key = recordKey(e.kind, e.nb, e.rows, e.config);
+            const std::string key = recordKey(e.kind, e.nb, e.rows, e.config, e.replica);
             if (measured.count(key) || !erroredKeys.insert(key + "/" + e.message).second) continue;
             const std::size_t s = starts[e.line];
             body += texts[i].substr(s, texts[i].find('\n', s) - s) + "\n";

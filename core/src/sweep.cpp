@@ -308,6 +308,7 @@ void validatePlan(const SweepPlan& plan, const std::vector<const Device*>& devic
         throw Error("", "", "--shard must be i/n with 0 <= i < n");
     if (!(plan.eps > 0) || !std::isfinite(plan.eps)) throw Error("", "", "eps must be a positive number");
     if (plan.rounds < 1 || plan.rounds > 100) throw Error("", "", "--rounds must be between 1 and 100");
+    if (plan.replicas < 1 || plan.replicas > 16) throw Error("", "", "--aa-replicas must be between 1 and 16");
     if (!(plan.raceMargin >= 0) || !std::isfinite(plan.raceMargin))
         throw Error("", "", "--race-margin must be a number >= 0");
 }
@@ -366,6 +367,7 @@ Json planJson(const SweepPlan& plan, bool forHash) {
     j["rounds"] = plan.rounds;
     j["race_margin"] = plan.raceMargin;
     j["order_seed"] = plan.orderSeed;
+    if (plan.replicas != 1) j["replicas"] = plan.replicas;  // absent for ordinary plans
     if (!forHash) {
         Json shard = Json::object();
         shard["index"] = plan.shard.index;
@@ -395,14 +397,17 @@ std::vector<SweepItem> planItems(const SweepPlan& plan) {
             items.push_back(std::move(copy));
         }
         const auto add = [&](const L2NormConfig& config, bool inGrid, bool profileConfig) {
-            SweepItem item;
-            item.kind = ResultRecord::Kind::L2Norm;
-            item.shapeIndex = s;
-            item.config = config;
-            item.inGrid = inGrid;
-            item.profileConfig = profileConfig;
-            item.key = recordKey(item.kind, shape.nb, shape.rows, config);
-            items.push_back(std::move(item));
+            for (int replica = 0; replica < plan.replicas; ++replica) {
+                SweepItem item;
+                item.kind = ResultRecord::Kind::L2Norm;
+                item.shapeIndex = s;
+                item.config = config;
+                item.inGrid = inGrid;
+                item.profileConfig = profileConfig && replica == 0;
+                item.replica = replica;
+                item.key = recordKey(item.kind, shape.nb, shape.rows, config, replica);
+                items.push_back(std::move(item));
+            }
         };
         bool profileInGrid = false;
         for (const L2NormConfig& c : plan.grid) {
@@ -608,7 +613,8 @@ SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices
         // incomplete shape (a kill while its block was written) are cut out and the shape is measured again.
         std::map<std::string, std::vector<std::size_t>> linesByKey;
         for (const ResultRecord& r : existing.records) linesByKey[recordKey(r)].push_back(r.line);
-        for (const ResultError& e : existing.errors) linesByKey[recordKey(e.kind, e.nb, e.rows, e.config)].push_back(e.line);
+        for (const ResultError& e : existing.errors)
+            linesByKey[recordKey(e.kind, e.nb, e.rows, e.config, e.replica)].push_back(e.line);
         std::map<std::size_t, std::vector<const SweepItem*>> byShape;
         for (const SweepItem& item : items) byShape[item.shapeIndex].push_back(&item);
         std::set<std::size_t> dropLines;
@@ -676,6 +682,7 @@ SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices
             rec.config = item.config;
             rec.inGrid = item.inGrid;
             rec.profileConfig = item.profileConfig;
+            rec.replica = item.replica;
             rec.deviceBackend = info.backend;
             rec.deviceIndex = info.index;
             rec.deviceName = info.name;
@@ -713,6 +720,7 @@ SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices
             e.nb = shape.nb;
             e.rows = shape.rows;
             e.config = item.config;
+            e.replica = item.replica;
             e.deviceBackend = info.backend;
             e.deviceIndex = info.index;
             e.deviceName = info.name;

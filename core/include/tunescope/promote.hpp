@@ -1,7 +1,9 @@
 #pragma once
 // promote: turn a sweep's measurements into policy. Each prospective per-NB entry whose NB was measured becomes
-// basis "measured-best" with evidence; a config that is not clearly faster than the incumbent does not replace it.
+// basis "measured-best" with evidence. The incumbent stays when it is in the tie set of the fastest config (paired
+// over rounds, docs/sweep.md "Decisions"); otherwise the tie rule picks one config of the tie set.
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -12,7 +14,7 @@
 namespace tunescope {
 
 struct PromoteOptions {
-    double threshold = 0.005;       // compare() threshold: the best must be FASTER than the incumbent by this
+    double threshold = 0.005;       // paired threshold: the incumbent must be SLOWER than the fastest by this
     bool includeAllBases = false;   // also promote original-production-chosen and imported entries
     std::string resultsSha256;      // SHA-256 of the results file (filled by promoteFile when empty)
     std::string resultsFileName;    // its file name, recorded in the evidence (no folders: no private paths)
@@ -23,8 +25,11 @@ struct PromoteEntry {
     std::string oldBasis, newBasis;
     TritonConfig oldConfig, newConfig;
     bool promoted = false;        // the entry now carries measured-best evidence
-    bool keptIncumbent = false;   // the fastest config was not clearly faster (SAME or AMBIGUOUS)
-    Comparison bestVsIncumbent = Comparison::Ambiguous;  // meaningful when the incumbent was measured
+    bool keptIncumbent = false;   // the incumbent is in the tie set of the fastest config
+    Comparison bestVsIncumbent = Comparison::Ambiguous;  // fastest vs incumbent, paired; when the incumbent was measured
+    std::vector<L2NormConfig> ties;  // the tie set, in the tie rule's order
+    std::vector<double> roundRatios;  // fastest / incumbent per round
+    double ratioLow = 0, ratioHigh = 0;  // the paired interval of fastest / incumbent
     bool incumbentMeasured = false;
     double bestMedianMs = 0;
     double chosenMedianMs = 0;

@@ -64,6 +64,7 @@ struct ResultRecord {
     Measurement m;
     std::vector<RoundSummary> rounds;  // empty in v1 files
     bool racedOut = false;         // left out of later rounds: clearly slower than the best after round 1
+    int replica = 0;               // > 0: an identical repeat of the config in the same rounds (A/A plans)
     std::uint64_t bytes = 0;       // bytes read + written by one sample
     double gbps = 0;               // bytes / median
     double copyGbps = -1;          // the copy ceiling of the same shape, -1 when not known
@@ -76,6 +77,7 @@ struct ResultError {
     int nb = 0;
     std::int64_t rows = 0;
     L2NormConfig config;
+    int replica = 0;
     std::string deviceBackend, deviceName;
     int deviceIndex = 0;
     std::string message;
@@ -108,8 +110,9 @@ ResultsFile loadResults(const std::filesystem::path& file);
 
 // Stable identity of what a record measured, used for resume and duplicate detection:
 // "l2norm/nb=1/rows=65536/bt=8/w=1/s=3/ctas=1" or "copy/nb=1/rows=65536".
-std::string recordKey(ResultRecord::Kind kind, int nb, std::int64_t rows, const L2NormConfig& config);
-inline std::string recordKey(const ResultRecord& r) { return recordKey(r.kind, r.nb, r.rows, r.config); }
+// A/A replicas append "/rep=k" (k > 0).
+std::string recordKey(ResultRecord::Kind kind, int nb, std::int64_t rows, const L2NormConfig& config, int replica = 0);
+inline std::string recordKey(const ResultRecord& r) { return recordKey(r.kind, r.nb, r.rows, r.config, r.replica); }
 std::string toString(ResultRecord::Kind kind);  // "l2norm", "copy"
 
 // JSON forms shared by the writer, the reader and other tools.

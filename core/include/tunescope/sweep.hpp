@@ -51,6 +51,9 @@ struct SweepPlan {
     int rounds = 3;
     double raceMargin = 0.03;
     std::uint64_t orderSeed = 20261203;
+    // A/A plans: every l2norm config is measured this many times per round as separate, identical items
+    // (replica 0, 1, ...), so that decisions between identical work can be counted (docs/sweep.md, "A/A").
+    int replicas = 1;
     ShardSpec shard;
 };
 
@@ -97,6 +100,7 @@ struct SweepItem {
     L2NormConfig config;
     bool inGrid = true;
     bool profileConfig = false;
+    int replica = 0;
     std::string key;  // recordKey()
 };
 // Every item of the plan for this shard, in plan order: per shape, the copy ceiling, then the grid, then the
