@@ -15,6 +15,7 @@
 #include "tunescope/errors.hpp"
 #include "tunescope/json_io.hpp"
 #include "tunescope/l2norm_selftest.hpp"
+#include "tunescope/measurement.hpp"
 
 namespace tunescope::cli {
 namespace {
@@ -241,7 +242,7 @@ void runBench(const BenchArgs& args, CliContext& ctx) {
     Json results = Json::array();
     std::ostringstream table;
     table << "  NB        T | copy us  copy GB/s | best BT/w/s   best us  best GB/s  %copy | final: BT/w/s  hints"
-             "  l2norm us  copy us  %copy | SM MHz\n";
+             "  l2norm us [p20 - p80]      copy us [p20 - p80]      %copy | SM MHz\n";
     for (int nb : nbs) {
         const std::int64_t rows = std::int64_t(nb) * 65536;
         device->prepareL2Norm(rows, 0x7a11ull + std::uint64_t(nb));
@@ -300,16 +301,25 @@ void runBench(const BenchArgs& args, CliContext& ctx) {
             finalCopy.push_back(copy->timeSampleMs());
         }
         const double finalL2NormMs = median(finalL2Norm), finalCopyMs = median(finalCopy);
+        // The spread of the final samples: median alone hides how far apart two close configs really are.
+        const auto quantile = [](std::vector<double> values, double q) {
+            std::sort(values.begin(), values.end());
+            return quantileSorted(values, q);
+        };
+        const double l2normP20 = quantile(finalL2Norm, 0.2), l2normP80 = quantile(finalL2Norm, 0.8);
+        const double copyP20 = quantile(finalCopy, 0.2), copyP80 = quantile(finalCopy, 0.8);
         const int smClock = bestWork->lastSmClockMHz();
         const double l2normBytes = double(bestWork->bytesMoved());
 
         char line[256];
         std::snprintf(line, sizeof line,
-                      "%4d %8lld | %7.1f %10.0f | %-11s %8.1f %10.0f %6.1f | %-12s %-5s %10.1f %8.1f %6.1f | %6d\n",
+                      "%4d %8lld | %7.1f %10.0f | %-11s %8.1f %10.0f %6.1f | %-12s %-5s %10.1f [%6.1f - %6.1f] "
+                      "%8.1f [%6.1f - %6.1f] %6.1f | %6d\n",
                       nb, static_cast<long long>(rows), copyMs * 1e3, bytes / copyMs / 1e6, configText(best).c_str(),
                       bestMs * 1e3, l2normBytes / bestMs / 1e6, 100.0 * copyMs / bestMs,
                       configText(bestHinted).c_str(), bestHints.empty() ? "dflt" : bestHints.c_str(), finalL2NormMs * 1e3,
-                      finalCopyMs * 1e3, 100.0 * finalCopyMs / finalL2NormMs, smClock);
+                      l2normP20 * 1e3, l2normP80 * 1e3, finalCopyMs * 1e3, copyP20 * 1e3, copyP80 * 1e3,
+                      100.0 * finalCopyMs / finalL2NormMs, smClock);
         table << line;
         std::cerr << line;
 
@@ -323,6 +333,8 @@ void runBench(const BenchArgs& args, CliContext& ctx) {
         entry["final_hints"] = bestHints.empty() ? std::string("default") : bestHints;
         entry["final_l2norm_us"] = finalL2NormMs * 1e3;
         entry["final_copy_us"] = finalCopyMs * 1e3;
+        entry["final_l2norm_p20_p80_us"] = Json::array({l2normP20 * 1e3, l2normP80 * 1e3});
+        entry["final_copy_p20_p80_us"] = Json::array({copyP20 * 1e3, copyP80 * 1e3});
         entry["final_l2norm_samples_us"] = Json::array();
         for (double ms : finalL2Norm) entry["final_l2norm_samples_us"].push_back(ms * 1e3);
         entry["final_copy_samples_us"] = Json::array();
@@ -335,7 +347,8 @@ void runBench(const BenchArgs& args, CliContext& ctx) {
         results.push_back(entry);
     }
     std::cout << "bench-l2norm: " << info.name << " (" << info.backend << "), " << (cold ? "cold" : "hot")
-              << " cache, median of " << args.samples << " samples; %copy = copy time / l2norm time (same bytes)\n"
+              << " cache, median of " << args.samples << " samples (final: median [p20 - p80] of " << 3 * args.samples
+              << "); %copy = copy time / l2norm time (same bytes)\n"
               << table.str();
     if (!args.jsonOut.empty()) {
         Json root = Json::object();

@@ -825,15 +825,20 @@ SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices
                             break;
                         }
                     }
-                    // Racing: after round 1, configs clearly slower than the round's best need no more rounds.
+                    // Racing: after round 1, configs clearly slower than the round's best need no more rounds:
+                    // their median's interval lies above the best's interval by more than the race margin (on a
+                    // noisy machine the intervals are wide and few configs leave).
                     if (round == 0 && plan.rounds > 1 && !stopped && !gaveUp) {
-                        double best = std::numeric_limits<double>::infinity();
+                        const Measurement* best = nullptr;
                         for (const Slot& slot : slots)
-                            if (slot.active && slot.item->kind == ResultRecord::Kind::L2Norm && !slot.rounds.empty())
-                                best = std::min(best, slot.rounds.back().medianMs);
+                            if (slot.active && slot.item->kind == ResultRecord::Kind::L2Norm && !slot.rounds.empty() &&
+                                (!best || slot.rounds.back().medianMs < best->medianMs))
+                                best = &slot.rounds.back();
+                        const double bar = best ? best->ciHighMs * (1 + plan.raceMargin)
+                                                : std::numeric_limits<double>::infinity();
                         for (Slot& slot : slots) {
                             if (!slot.active || slot.item->kind != ResultRecord::Kind::L2Norm || slot.item->profileConfig ||
-                                slot.rounds.empty() || !(slot.rounds.back().medianMs > best * (1 + plan.raceMargin)))
+                                slot.rounds.empty() || !(slot.rounds.back().ciLowMs > bar))
                                 continue;
                             slot.active = false;
                             slot.racedOut = true;

@@ -46,8 +46,8 @@ struct SweepPlan {
     std::uint64_t seed = 20260901;  // input data seed (random bf16, never zeros)
     bool measureCopy = true;        // the device-to-device copy ceiling per shape
     // Rounds (docs/sweep.md, "Rounds"): every config of a shape is measured once per round, in a new order each
-    // round (shuffled from orderSeed); after round 1 configs slower than the round's best by more than raceMargin
-    // run no more rounds (the profile's config and the copy always run every round).
+    // round (shuffled from orderSeed); after round 1 a config whose median's interval lies above the round's best
+    // interval by more than raceMargin runs no more rounds (the profile's config and the copy run every round).
     int rounds = 3;
     double raceMargin = 0.03;
     std::uint64_t orderSeed = 20261203;

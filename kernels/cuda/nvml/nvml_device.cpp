@@ -10,6 +10,8 @@ using NvmlReturn = int;
 using NvmlHandle = void*;
 constexpr NvmlReturn kNvmlSuccess = 0;
 constexpr int kNvmlClockSm = 1;
+constexpr int kNvmlClockMem = 2;
+constexpr int kNvmlTemperatureGpu = 0;
 }  // namespace
 
 struct NvmlDevice::Api {
@@ -23,6 +25,7 @@ struct NvmlDevice::Api {
     NvmlReturn (*totalEnergy)(NvmlHandle, unsigned long long*) = nullptr;
     NvmlReturn (*enforcedPowerLimit)(NvmlHandle, unsigned*) = nullptr;
     NvmlReturn (*clockEventReasons)(NvmlHandle, unsigned long long*) = nullptr;
+    NvmlReturn (*temperature)(NvmlHandle, int, unsigned*) = nullptr;
 };
 
 template <typename Fn>
@@ -49,6 +52,7 @@ NvmlDevice::NvmlDevice(const std::string& pciBusId) {
     bindSymbol(library_, "nvmlDeviceGetPowerUsage", api_->powerUsage);
     bindSymbol(library_, "nvmlDeviceGetTotalEnergyConsumption", api_->totalEnergy);
     bindSymbol(library_, "nvmlDeviceGetEnforcedPowerLimit", api_->enforcedPowerLimit);
+    bindSymbol(library_, "nvmlDeviceGetTemperature", api_->temperature);
     // The R535+ name first, then the deprecated one (same signature and bits).
     if (!bindSymbol(library_, "nvmlDeviceGetCurrentClocksEventReasons", api_->clockEventReasons))
         bindSymbol(library_, "nvmlDeviceGetCurrentClocksThrottleReasons", api_->clockEventReasons);
@@ -69,6 +73,20 @@ NvmlDevice::~NvmlDevice() {
     if (api_ && api_->init && api_->shutdown) api_->shutdown();
     delete api_;
     // The library stays loaded: NVML may keep threads of its own alive until process exit.
+}
+
+int NvmlDevice::memClockMHz() const {
+    if (!device_) return -1;
+    unsigned mhz = 0;
+    if (api_->clockInfo(device_, kNvmlClockMem, &mhz) != kNvmlSuccess) return -1;
+    return int(mhz);
+}
+
+int NvmlDevice::temperatureC() const {
+    if (!device_ || !api_->temperature) return -1;
+    unsigned celsius = 0;
+    if (api_->temperature(device_, kNvmlTemperatureGpu, &celsius) != kNvmlSuccess) return -1;
+    return int(celsius);
 }
 
 int NvmlDevice::smClockMHz() const {

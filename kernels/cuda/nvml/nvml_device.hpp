@@ -27,6 +27,10 @@ public:
     const std::string& unavailableReason() const { return reason_; }
     // The current SM clock in MHz, or -1.
     int smClockMHz() const;
+    // The current memory clock in MHz, or -1.
+    int memClockMHz() const;
+    // The GPU die temperature in degrees C, or -1.
+    int temperatureC() const;
     // "580.159.04", or empty.
     std::string driverVersion() const;
     // Board power draw now, in milliwatts, or -1.

@@ -1,0 +1,454 @@
+// Decisions that reproduce (docs/sweep.md, "Decisions"), without Qt so that it also runs on GPU nodes: the paired
+// comparison over rounds, declared ties, promote on a device whose state wanders or drifts (identical work: nothing
+// may be replaced), one device per decision (merge, resume, shards by shape), and the throttle rule.
+// Every scenario also checks that it would fool a single-measurement compare(), so that a pass means something.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "tunescope/hashing.hpp"
+#include "tunescope/profile.hpp"
+#include "tunescope/promote.hpp"
+#include "tunescope/results.hpp"
+#include "tunescope/sweep.hpp"
+
+using namespace tunescope;
+
+namespace {
+
+int g_failures = 0;
+
+#define CHECK(condition)                                                                              \
+    do {                                                                                              \
+        if (!(condition)) {                                                                           \
+            std::cerr << __FILE__ << ":" << __LINE__ << ": CHECK failed: " #condition << std::endl;   \
+            ++g_failures;                                                                             \
+        }                                                                                             \
+    } while (0)
+
+std::filesystem::path tempDir(const std::string& name) {
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("tunescope-decisions-" + std::to_string(::getpid()) + "-" + name);
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+std::filesystem::path seedProfile() {
+    const char* dir = std::getenv("TUNESCOPE_PROFILES");
+    return std::filesystem::path(dir ? dir : "profiles") / "fla-l2norm-gfx942-profile.json";
+}
+
+// The state of a simulated device shared by all its works: every sample is the work's true time times a factor.
+struct DeviceState {
+    std::function<double(long sample, long work)> factor;
+    long samples = 0;
+    long works = 0;
+};
+
+class StateWork final : public TimedWork {
+public:
+    StateWork(double ms, DeviceState& state) : ms_(ms), state_(state) {}
+    void beforeSample(bool) override {}
+    double timeSampleMs() override { return ms_ * state_.factor(state_.samples++, work_); }
+    std::uint64_t bytesMoved() const override { return 1 << 20; }
+
+private:
+    double ms_;
+    DeviceState& state_;
+    long work_ = state_.works++;
+};
+
+// Identical work for every config (an A/A), under a scripted device state.
+class StateDevice final : public Device {
+public:
+    StateDevice(int index, std::function<double(const L2NormConfig&)> timeMs, std::function<double(long, long)> factor)
+        : timeMs_(std::move(timeMs)) {
+        state_.factor = std::move(factor);
+        info_.backend = "scripted";
+        info_.index = index;
+        info_.name = "Scripted state device " + std::to_string(index);
+        info_.architecture = "sm_90";
+        info_.driverVersion = "test";
+        info_.warpSize = 32;
+    }
+    const DeviceInfo& info() const override { return info_; }
+    bool supports(const L2NormConfig&, std::string*) const override { return true; }
+    void prepareL2Norm(std::int64_t, std::uint64_t) override {}
+    std::unique_ptr<TimedWork> l2normWork(const L2NormConfig& c, float) override {
+        return std::make_unique<StateWork>(timeMs_(c), state_);
+    }
+    std::unique_ptr<TimedWork> copyWork() override { return std::make_unique<StateWork>(0.5, state_); }
+    void runL2Norm(const L2NormConfig&, std::span<const std::uint16_t>, std::span<std::uint16_t>, std::span<float>,
+                   float) override {
+        throw Error("", "", "computes nothing");
+    }
+
+private:
+    std::function<double(const L2NormConfig&)> timeMs_;
+    DeviceState state_;
+    DeviceInfo info_;
+};
+
+// The 18 prospective NBs of the seed profile (14-17, 19-32) over FLA's default grid.
+SweepPlan aaPlan(std::uint64_t orderSeed) {
+    SweepPlan plan;
+    plan.backend = "scripted";
+    std::vector<int> nbs{14, 15, 16, 17};
+    for (int nb = 19; nb <= 32; ++nb) nbs.push_back(nb);
+    plan.shapes = shapesFromNbList(nbs, 1024);
+    plan.grid = defaultGrid();
+    plan.rule.minSamples = 10;
+    plan.rule.minTimeMs = 0;
+    plan.rule.timeoutMs = 1e9;
+    plan.rule.maxSamples = 200;
+    plan.orderSeed = orderSeed;
+    const Profile profile = loadProfile(seedProfile());
+    for (const SweepShape& s : plan.shapes)
+        if (const PolicyEntry* e = profile.policyFor(s.nb)) plan.profileConfigs[s.nb] = toL2NormConfig(e->config);
+    return plan;
+}
+
+struct AaOutcome {
+    std::size_t entries = 0, kept = 0;
+    std::size_t singlePassFaster = 0;  // what one measurement per config (the old compare()) would call FASTER
+};
+
+Measurement roundAsMeasurement(const ResultRecord& r, int round) {
+    Measurement m;
+    for (const RoundSummary& s : r.rounds) {
+        if (s.round != round) continue;
+        m.sampleCount = s.sampleCount;
+        m.medianMs = s.medianMs;
+        m.ciLowMs = s.ciLowMs;
+        m.ciHighMs = s.ciHighMs;
+        m.relNoise = (s.ciHighMs - s.ciLowMs) / 2 / s.medianMs;
+    }
+    return m;
+}
+
+AaOutcome runAa(const std::filesystem::path& dir, std::uint64_t seed, std::function<double(long, long)> factor) {
+    StateDevice device(0, [](const L2NormConfig&) { return 1.0; }, std::move(factor));
+    SweepOptions options;
+    options.out = dir / ("aa-" + std::to_string(seed) + ".jsonl");
+    options.deviceWarmupMs = 0;
+    const SweepPlan plan = aaPlan(seed);
+    const SweepOutcome outcome = runSweep(plan, {&device}, options);
+    CHECK(outcome.failed == 0);
+    const ResultsFile results = loadResults(options.out);
+    const PromoteReport report = promote(loadProfile(seedProfile()), results);
+    AaOutcome out;
+    for (const PromoteEntry& e : report.entries) {
+        if (!e.promoted) continue;
+        ++out.entries;
+        out.kept += e.newConfig == e.oldConfig ? 1 : 0;
+    }
+    // The old decision: the fastest round-1 measurement against the incumbent's, by compare().
+    std::map<int, std::vector<const ResultRecord*>> byNb;
+    for (const ResultRecord& r : results.records)
+        if (r.kind == ResultRecord::Kind::L2Norm) byNb[r.nb].push_back(&r);
+    for (const auto& [nb, records] : byNb) {
+        const ResultRecord* best = nullptr;
+        const ResultRecord* incumbent = nullptr;
+        for (const ResultRecord* r : records) {
+            if (!best || roundAsMeasurement(*r, 0).medianMs < roundAsMeasurement(*best, 0).medianMs) best = r;
+            if (r->profileConfig) incumbent = r;
+        }
+        if (best && incumbent && best != incumbent &&
+            compare(roundAsMeasurement(*best, 0), roundAsMeasurement(*incumbent, 0)) == Comparison::Faster)
+            ++out.singlePassFaster;
+    }
+    return out;
+}
+
+void pairedComparisonAndQuantiles() {
+    CHECK(std::abs(studentQuantile(0.975, 2) - 4.3027) < 1e-3);
+    CHECK(std::abs(studentQuantile(0.975, 10) - 2.2281) < 1e-3);
+    CHECK(std::abs(studentQuantile(0.5, 7)) < 1e-6);
+    PairedOptions options;
+    // Three rounds, all 2% faster: FASTER by the range alone.
+    PairedComparison c = comparePaired({0.98, 0.981, 0.979}, {1.0, 1.0, 1.0}, options);
+    CHECK(c.verdict == Comparison::Faster);
+    CHECK(c.roundRatios.size() == 3);
+    // One round the other way: the range crosses 1, AMBIGUOUS.
+    c = comparePaired({0.98, 1.01, 0.979}, {1.0, 1.0, 1.0}, options);
+    CHECK(c.verdict == Comparison::Ambiguous);
+    // Rounds missing on one side are left out; none in common: AMBIGUOUS.
+    const double nan = std::nan("");
+    c = comparePaired({0.9, nan, nan}, {nan, 1.0, 1.0}, options);
+    CHECK(c.verdict == Comparison::Ambiguous && c.roundRatios.empty());
+    // With the shape's round noise (0.4%) over 75 configs, a consistent 1% gap is not enough: ties.
+    options.pooledLogSd = 0.004;
+    options.pooledDf = 150;
+    options.familySize = 75;
+    c = comparePaired({0.99, 0.99, 0.99}, {1.0, 1.0, 1.0}, options);
+    CHECK(c.verdict != Comparison::Faster);
+    CHECK(c.low < 0.99 && c.high > 0.995);
+    // ... and a 3% gap is.
+    c = comparePaired({0.97, 0.97, 0.97}, {1.0, 1.0, 1.0}, options);
+    CHECK(c.verdict == Comparison::Faster);
+    double sd = 0;
+    int df = 0;
+    CHECK(poolRoundNoise({{1.0, 1.0, 1.0}, {2.0, 2.0}}, &sd, &df) && df == 3 && sd == 0);
+    CHECK(!poolRoundNoise({{1.0}, {2.0}}, &sd, &df));
+}
+
+// 0.4% SD of device state, redrawn every 40 samples: >= 86 of 90 entries keep the incumbent over 5 seeds.
+void wanderingStateKeepsTheIncumbent(const std::filesystem::path& dir) {
+    std::size_t entries = 0, kept = 0, singlePass = 0;
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+        auto states = std::make_shared<std::vector<double>>();
+        auto engine = std::make_shared<std::mt19937_64>(seed);
+        const auto factor = [states, engine](long sample, long) {
+            const std::size_t block = static_cast<std::size_t>(sample / 40);
+            std::normal_distribution<double> wander(1.0, 0.004);
+            while (states->size() <= block) states->push_back(wander(*engine));
+            return (*states)[block];
+        };
+        const AaOutcome o = runAa(dir, seed, factor);
+        entries += o.entries;
+        kept += o.kept;
+        singlePass += o.singlePassFaster;
+    }
+    std::cout << "wandering state: kept the incumbent in " << kept << " of " << entries
+              << " entries; a single-pass compare() would call FASTER at " << singlePass << "\n";
+    CHECK(entries == 90);
+    CHECK(kept >= 86);
+    CHECK(singlePass >= 10);  // the scenario fools the old decision
+}
+
+// A 2% linear drift across each pass over the grid (later items slower): nothing is replaced.
+void linearDriftReplacesNothing(const std::filesystem::path& dir) {
+    const long worksPerPass = static_cast<long>(defaultGrid().size()) + 1;  // + the copy ceiling
+    const auto factor = [worksPerPass](long, long work) {
+        return 1.0 + 0.02 * static_cast<double>(work % worksPerPass) / static_cast<double>(worksPerPass);
+    };
+    const AaOutcome o = runAa(dir, 7, factor);
+    std::cout << "linear drift: kept the incumbent in " << o.kept << " of " << o.entries
+              << " entries; a single-pass compare() would call FASTER at " << o.singlePassFaster << "\n";
+    CHECK(o.entries == 18);
+    CHECK(o.kept == o.entries);
+    CHECK(o.singlePassFaster >= 5);
+}
+
+// A clearly faster config replaces the incumbent; the evidence says so, with the rounds and their ratios.
+void replacedEntryEvidence(const std::filesystem::path& dir) {
+    StateDevice device(0, [](const L2NormConfig& c) { return c == L2NormConfig{8, 1, 3, 1} ? 0.90 : 1.0; },
+                       [](long, long) { return 1.0; });
+    SweepPlan plan = aaPlan(3);
+    plan.shapes = shapesFromNbList({14, 15}, 1024);
+    plan.grid = gridFromLists({8, 32}, {1, 8}, {3});
+    SweepOptions options;
+    options.out = dir / "faster.jsonl";
+    options.deviceWarmupMs = 0;
+    runSweep(plan, {&device}, options);
+    PromoteOptions promoteOptions;
+    promoteOptions.resultsSha256 = sha256FileHex(options.out);
+    const PromoteReport report = promote(loadProfile(seedProfile()), loadResults(options.out), promoteOptions);
+    bool sawReplaced = false;
+    for (const PromoteEntry& e : report.entries) {
+        if (e.nb != 14) continue;
+        sawReplaced = true;
+        CHECK(!e.keptIncumbent && e.bestVsIncumbent == Comparison::Faster);
+        CHECK(toL2NormConfig(e.newConfig) == (L2NormConfig{8, 1, 3, 1}));
+        CHECK(e.roundRatios.size() == 3);
+        const Json& evidence = report.profile.policyFor(14)->evidence->original;
+        CHECK(evidence.value("decision", "").rfind("replaced the incumbent", 0) == 0);
+        CHECK(evidence.value("rounds", 0) == 3);
+        CHECK(evidence["fastest_vs_incumbent_round_ratios"].size() == 3);
+        CHECK(evidence.value("results_sha256", "") == promoteOptions.resultsSha256);
+        CHECK(evidence.value("device_identity", "") == "Scripted state device 0|sm_90|test");
+        CHECK(evidence["tie_set"].size() == 1);
+    }
+    CHECK(sawReplaced);
+}
+
+// Shards split by shape, do not merge across devices without the flag, and resume refuses another device.
+void oneDevicePerDecision(const std::filesystem::path& dir) {
+    SweepPlan plan = aaPlan(5);
+    plan.shapes = shapesFromNbList({14, 15, 16}, 1024);
+    plan.grid = gridFromLists({8, 32}, {1, 8}, {3});
+    for (int i = 0; i < 2; ++i) {
+        SweepPlan shard = plan;
+        shard.shard = {i, 2};
+        std::set<std::size_t> shapes;
+        for (const SweepItem& item : planItems(shard)) shapes.insert(item.shapeIndex);
+        for (std::size_t s = 0; s < plan.shapes.size(); ++s) CHECK(shapes.count(s) == (static_cast<int>(s % 2) == i));
+    }
+    const auto same = [](const L2NormConfig&) { return 1.0; };
+    const auto flat = [](long, long) { return 1.0; };
+    StateDevice first(0, same, flat), second(1, same, flat);
+    std::vector<std::filesystem::path> shards;
+    for (int i = 0; i < 2; ++i) {
+        SweepPlan shard = plan;
+        shard.shard = {i, 2};
+        SweepOptions options;
+        options.out = dir / ("shard" + std::to_string(i) + ".jsonl");
+        options.deviceWarmupMs = 0;
+        runSweep(shard, {i == 0 ? &first : &second}, options);
+        shards.push_back(options.out);
+    }
+    bool refused = false;
+    try {
+        mergeResults(shards, dir / "merged.jsonl");
+    } catch (const MergeConflict& e) {
+        refused = std::string(e.what()).find("--allow-mixed-devices") != std::string::npos;
+    }
+    CHECK(refused);
+    CHECK(!std::filesystem::exists(dir / "merged.jsonl"));
+    MergeOptions mixed;
+    mixed.allowMixedDevices = true;
+    const MergeReport report = mergeResults(shards, dir / "merged.jsonl", mixed);
+    CHECK(report.copyDuplicatesDropped == 0);  // shards by shape never measure one copy ceiling twice
+    CHECK(report.measurements == 3 * 5);
+
+    // Resume on another device is refused.
+    SweepPlan shard = plan;
+    shard.shard = {0, 2};
+    SweepOptions options;
+    options.out = shards[0];
+    options.deviceWarmupMs = 0;
+    bool resumeRefused = false;
+    try {
+        runSweep(shard, {&second}, options);
+    } catch (const Error& e) {
+        resumeRefused = std::string(e.what()).find("other devices") != std::string::npos;
+    }
+    CHECK(resumeRefused);
+}
+
+// A kill while a shape's block was written: resume cuts that shape's lines out and measures it again.
+void resumeRedoesAnIncompleteShape(const std::filesystem::path& dir) {
+    StateDevice device(0, [](const L2NormConfig&) { return 1.0; }, [](long, long) { return 1.0; });
+    SweepPlan plan = aaPlan(9);
+    plan.shapes = shapesFromNbList({14, 15}, 1024);
+    plan.grid = gridFromLists({8, 32}, {1, 8}, {3});
+    SweepOptions options;
+    options.out = dir / "killed.jsonl";
+    options.deviceWarmupMs = 0;
+    runSweep(plan, {&device}, options);
+    std::ifstream in(options.out, std::ios::binary);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    const std::string full = buffer.str();
+    // Keep the header, the first shape (5 lines: copy + 4 configs) and two and a half lines of the second.
+    std::size_t cut = 0;
+    for (int line = 0; line < 1 + 5 + 2; ++line) cut = full.find('\n', cut) + 1;
+    cut += (full.find('\n', cut) - cut) / 2;
+    { std::ofstream(options.out, std::ios::binary | std::ios::trunc) << full.substr(0, cut); }
+    const SweepOutcome outcome = runSweep(plan, {&device}, options);
+    CHECK(outcome.resumed == 5);
+    CHECK(outcome.measured == 5);
+    const ResultsFile results = loadResults(options.out);
+    std::set<std::string> keys;
+    for (const ResultRecord& r : results.records) CHECK(keys.insert(recordKey(r)).second);
+    CHECK(results.records.size() == 10);
+    CHECK(!results.truncatedTail);
+    for (const ResultRecord& r : results.records)
+        if (r.kind == ResultRecord::Kind::L2Norm) CHECK(r.rounds.size() == 3);
+}
+
+// Samples under a thermal event or a clock dip are dropped from the statistics, counted and kept; a sustained
+// software power cap alone drops nothing.
+void throttleRule() {
+    Measurement m;
+    m.samplesMs = {1.0, 1.0, 1.0, 1.0, 5.0, 5.0};
+    m.smClockMHz = {1980, 1980, 1980, 1980, 1980, 1700};
+    m.clockEventReasons = {0x4, 0x4, 0x4, 0x4, 0x4 | 0x20, 0x4};
+    computeStatistics(m, 1980);
+    CHECK(m.sampleCount == 6);
+    CHECK(m.throttledCount == 2);
+    CHECK(m.powerCapCount == 6);
+    CHECK(m.medianMs == 1.0 && m.maxMs == 1.0);
+    CHECK(m.throttled[4] == 1 && m.throttled[5] == 1 && m.throttled[0] == 0);
+    // Every sample under the cap, none dipping: all kept.
+    Measurement capped;
+    capped.samplesMs = {1.0, 2.0, 3.0};
+    capped.smClockMHz = {1900, 1900, 1900};
+    capped.clockEventReasons = {0x4, 0x4, 0x4};
+    computeStatistics(capped, 1900);
+    CHECK(capped.throttledCount == 0 && capped.medianMs == 2.0);
+}
+
+// Results keep the rounds, the raced-out marks and the per-sample conditions through a write and a read.
+void resultsRoundTrip(const std::filesystem::path& dir) {
+    ResultRecord rec;
+    rec.nb = 3;
+    rec.rows = 3 * 65536;
+    rec.deviceBackend = "cuda";
+    rec.deviceName = "NVIDIA H200";
+    rec.m.samplesMs = {1.0, 1.1, 1.2, 1.3};
+    rec.m.smClockMHz = {1980, 1980, 1700, 1980};
+    rec.m.memClockMHz = {2619, 2619, 2619, 2619};
+    rec.m.powerW = {650.5, 700, 700, 690};
+    rec.m.temperatureC = {55, 56, 57, 58};
+    rec.m.clockEventReasons = {0, 4, 4, 0};
+    computeStatistics(rec.m, 1980);
+    RoundSummary r0, r1;
+    r0.round = 0;
+    r0.sampleCount = 2;
+    r0.medianMs = 1.05;
+    r1.round = 1;
+    r1.position = 4;
+    r1.firstSample = 2;
+    r1.sampleCount = 2;
+    r1.medianMs = 1.25;
+    rec.rounds = {r0, r1};
+    rec.racedOut = true;
+    ResultsHeader header;
+    header.planHash = "x";
+    const auto file = dir / "roundtrip.jsonl";
+    {
+        ResultsWriter writer = ResultsWriter::create(file, header);
+        writer.append(recordToJson(rec));
+    }
+    const ResultsFile back = loadResults(file);
+    CHECK(back.records.size() == 1);
+    const ResultRecord& b = back.records.front();
+    CHECK(b.rounds.size() == 2 && b.rounds[1].position == 4 && b.rounds[1].firstSample == 2);
+    CHECK(b.racedOut);
+    CHECK(b.m.powerW.size() == 4 && b.m.powerW[0] == 650.5);
+    CHECK(b.m.clockEventReasons.size() == 4 && b.m.clockEventReasons[1] == 4);
+    CHECK(b.m.throttledCount == 1 && b.m.throttled[2] == 1);
+    CHECK(roundMedians(b, 3).size() == 3 && roundMedians(b, 3)[1] == 1.25 && std::isnan(roundMedians(b, 3)[2]));
+}
+
+}  // namespace
+
+int main() {
+    const auto dir = tempDir("all");
+    const std::vector<std::pair<const char*, std::function<void()>>> cases{
+        {"pairedComparisonAndQuantiles", pairedComparisonAndQuantiles},
+        {"throttleRule", throttleRule},
+        {"resultsRoundTrip", [&] { resultsRoundTrip(dir); }},
+        {"wanderingStateKeepsTheIncumbent", [&] { wanderingStateKeepsTheIncumbent(dir); }},
+        {"linearDriftReplacesNothing", [&] { linearDriftReplacesNothing(dir); }},
+        {"replacedEntryEvidence", [&] { replacedEntryEvidence(dir); }},
+        {"oneDevicePerDecision", [&] { oneDevicePerDecision(dir); }},
+        {"resumeRedoesAnIncompleteShape", [&] { resumeRedoesAnIncompleteShape(dir); }},
+    };
+    for (const auto& [name, run] : cases) {
+        const int before = g_failures;
+        try {
+            run();
+        } catch (const std::exception& e) {
+            std::cerr << name << ": unexpected exception: " << e.what() << std::endl;
+            ++g_failures;
+        }
+        std::cout << (g_failures == before ? "PASS   " : "FAIL   ") << name << std::endl;
+    }
+    std::filesystem::remove_all(dir);
+    std::cout << (g_failures == 0 ? "all passed" : std::to_string(g_failures) + " checks failed") << std::endl;
+    return g_failures == 0 ? 0 : 1;
+}
