@@ -318,27 +318,30 @@ private slots:
         const std::string full = readAll(base / "full.jsonl");
         const auto fullLines = lines(full);
 
-        // A sweep killed while writing its 6th measurement: header + 5 lines + half a line.
+        // A sweep killed while writing the second shape's block: header + the first shape's 9 lines + 5 lines of
+        // the second + half a line. A shape is the unit: the 5 lines of the incomplete shape are cut out too.
         std::string killed;
-        for (int i = 0; i < 6; ++i) killed += fullLines[std::size_t(i)] + "\n";
-        killed += fullLines[6].substr(0, fullLines[6].size() / 2);
+        for (int i = 0; i < 15; ++i) killed += fullLines[std::size_t(i)] + "\n";
+        killed += fullLines[15].substr(0, fullLines[15].size() / 2);
         writeAll(base / "killed.jsonl", killed);
         const ResultsFile partial = loadResults(base / "killed.jsonl");
         QVERIFY(partial.truncatedTail);
-        QCOMPARE(partial.records.size(), std::size_t(5));
+        QCOMPARE(partial.records.size(), std::size_t(14));
+        std::string firstShape;
+        for (int i = 0; i < 10; ++i) firstShape += fullLines[std::size_t(i)] + "\n";
 
         ScriptedDevice again;
         std::vector<std::string> notes;
         SweepOptions options = quietOptions(base / "killed.jsonl");
         options.note = [&](const std::string& n) { notes.push_back(n); };
         const SweepOutcome outcome = runSweep(plan, {&again}, options);
-        QCOMPARE(outcome.resumed, std::size_t(5));
-        QCOMPARE(outcome.measured, std::size_t(27 - 5));
+        QCOMPARE(outcome.resumed, std::size_t(9));
+        QCOMPARE(outcome.measured, std::size_t(27 - 9));
         QVERIFY(!notes.empty() && notes[0].find("incomplete last line") != std::string::npos);
+        QVERIFY(notes[0].find("5 lines of incomplete shapes cut out") != std::string::npos);
 
         const std::string resumed = readAll(base / "killed.jsonl");
-        QCOMPARE(resumed.substr(0, killed.size() - fullLines[6].size() / 2),
-                 killed.substr(0, killed.size() - fullLines[6].size() / 2));  // nothing before the cut changed
+        QCOMPARE(resumed.substr(0, firstShape.size()), firstShape);  // the complete shape is untouched
         const ResultsFile done = loadResults(base / "killed.jsonl");
         QVERIFY(!done.truncatedTail);
         QCOMPARE(keysOf(done), keysOf(loadResults(base / "full.jsonl")));  // every item exactly once
@@ -373,21 +376,22 @@ private slots:
         SweepOptions options = quietOptions(out);
         options.stopRequested = &stop;
         options.progress = [&](const SweepProgress& p) {
-            if (p.done == 4) stop = true;  // Ctrl-C while the 4th measurement runs
+            if (p.shape->nb == 2) stop = true;  // Ctrl-C during the second shape's first measurement
         };
         const SweepPlan plan = smallPlan();
         const SweepOutcome outcome = runSweep(plan, {&device}, options);
+        // The first shape is saved; the shape in progress is measured again on resume.
         QVERIFY(outcome.interrupted);
-        QCOMPARE(outcome.measured, std::size_t(4));
-        QCOMPARE(outcome.notRun, std::size_t(23));
-        QCOMPARE(loadResults(out).records.size(), std::size_t(4));
+        QCOMPARE(outcome.measured, std::size_t(9));
+        QCOMPARE(outcome.notRun, std::size_t(18));
+        QCOMPARE(loadResults(out).records.size(), std::size_t(9));
 
         stop = false;
         options.progress = nullptr;
         const SweepOutcome rest = runSweep(plan, {&device}, options);
         QVERIFY(!rest.interrupted);
-        QCOMPARE(rest.resumed, std::size_t(4));
-        QCOMPARE(rest.measured, std::size_t(23));
+        QCOMPARE(rest.resumed, std::size_t(9));
+        QCOMPARE(rest.measured, std::size_t(18));
     }
 
     void faultsAreRecordedAndTheSweepGoesOn() {
@@ -411,7 +415,8 @@ private slots:
         QVERIFY(results.errors.back().message.find("out of memory") != std::string::npos);
         QVERIFY(results.errors.back().message.find("T = 196608") != std::string::npos);
 
-        // A device lost after 5 works: 5 measurements kept, then 3 failures in a row and the worker gives up.
+        // A device lost after 5 works: 3 failures in a row and the worker gives up. The first shape is incomplete,
+        // so only its 3 error lines are written (resume measures the whole shape again).
         ScriptedDeviceScript lost;
         lost.loseDeviceAfterWorks = 5;
         ScriptedDevice dying(0, lost);
@@ -419,12 +424,13 @@ private slots:
         SweepOptions options = quietOptions(base / "lost.jsonl");
         options.note = [&](const std::string& n) { notes.push_back(n); };
         const SweepOutcome gone = runSweep(plan, {&dying}, options);
-        QCOMPARE(gone.measured, std::size_t(5));
+        QCOMPARE(gone.measured, std::size_t(0));
         QCOMPARE(gone.failed, std::size_t(3));
-        QCOMPARE(gone.notRun, std::size_t(27 - 8));
+        QCOMPARE(gone.notRun, std::size_t(27 - 3));
         QVERIFY(!gone.interrupted);
         QVERIFY(!notes.empty() && notes.back().find("giving up") != std::string::npos);
-        QCOMPARE(loadResults(base / "lost.jsonl").records.size(), std::size_t(5));
+        QCOMPARE(loadResults(base / "lost.jsonl").records.size(), std::size_t(0));
+        QCOMPARE(loadResults(base / "lost.jsonl").errors.size(), std::size_t(3));
     }
 
     void severalDevicesShareOneQueue() {
@@ -461,7 +467,7 @@ private slots:
             runSweep(shard, {&device}, quietOptions(shards.back()));
         }
         const MergeReport report = mergeResults(shards, base / "merged.jsonl");
-        QCOMPARE(report.copyDuplicatesDropped, std::size_t(3));  // both shards measured each shape's copy
+        QCOMPARE(report.copyDuplicatesDropped, std::size_t(0));  // shards split by shape: one copy per shape
         QCOMPARE(report.duplicatesDropped, std::size_t(0));
         const ResultsFile merged = loadResults(base / "merged.jsonl");
         QCOMPARE(keysOf(merged), keysOf(loadResults(base / "full.jsonl")));

@@ -238,7 +238,7 @@ void printSummary(const std::filesystem::path& out, const SweepPlan& plan) {
         else byShape[key].push_back(&r);
     }
     const double threshold = 0.005;
-    std::cout << "NB  T         fastest BT/w/s  median [p20-p80 of samples]         round medians min-max  GB/s   "
+    std::cout << "NB  T         best BT/warps/stages  median [p20-p80 of samples]   round medians min-max  GB/s   "
                  "of copy  ties  rounds\n";
     for (const auto& [key, records] : byShape) {
         const ShapeDecision decision = decideShape(records, threshold);
@@ -249,7 +249,7 @@ void printSummary(const std::filesystem::path& out, const SweepPlan& plan) {
         const double fraction = c != copy.end() && c->second->gbps > 0 ? r->gbps / c->second->gbps : -1;
         const std::string spread = "[" + formatUs(r->m.p20Ms) + " - " + formatUs(r->m.p80Ms) + "]";
         const std::string rounds = formatUs(r->m.ciLowMs) + " - " + formatUs(r->m.ciHighMs);
-        std::snprintf(line, sizeof line, "%-3d %-9lld %-15s %-11s %-24s %-22s %-6.0f %-8s %-5zu %d\n", key.first,
+        std::snprintf(line, sizeof line, "%-3d %-9lld %-21s %-11s %-18s %-22s %-6.0f %-8s %-5zu %d\n", key.first,
                       static_cast<long long>(key.second), shortConfig(r->config).c_str(), formatUs(r->m.medianMs).c_str(),
                       spread.c_str(), rounds.c_str(), r->gbps,
                       fraction > 0 ? (std::to_string(static_cast<int>(fraction * 100 + 0.5)) + "%").c_str() : "-",

@@ -852,8 +852,16 @@ SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices
                 if (stopped) break;  // the shape in progress is measured again on resume
                 if (gaveUp) {
                     // Keep the failures visible; the shape is incomplete and is measured again on resume.
+                    std::size_t failedItems = 0;
                     for (const Slot& slot : slots)
-                        if (!slot.error.empty()) writer->append(errorLine(*slot.item, slot.error));
+                        if (!slot.error.empty()) {
+                            writer->append(errorLine(*slot.item, slot.error));
+                            ++failedItems;
+                        }
+                    {
+                        std::lock_guard lock(mutex);
+                        outcome.failed += failedItems;
+                    }
                     giveUp(" (the device may be lost)");
                     return;
                 }
