@@ -95,7 +95,7 @@ public:
 
 // The plugin also exports `int tunescope_gemm_backend_interface(void)` returning this number; the loader refuses a
 // plugin built for another one (its virtual functions would not match).
-inline constexpr int kGemmBackendInterfaceVersion = 2;
+inline constexpr int kGemmBackendInterfaceVersion = 3;  // 3: TimedWork::lastConditions (GemmWork is a TimedWork)
 inline constexpr const char* kGemmBackendInterfaceSymbol = "tunescope_gemm_backend_interface";
 using GemmBackendInterfaceFn = int (*)();
 
