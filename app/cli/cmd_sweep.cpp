@@ -517,7 +517,8 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx) {
     CLI::App* decisions = app.add_subcommand(
         "decisions",
         "Compare the decisions of two runs (two results files or two promoted profiles): per NB, the same decision "
-        "is the same config, or each run's pick inside the other's tie set. With one results file of an A/A plan "
+        "is the same config, or each run's pick inside the other's tie set (a results file's pick is the tie rule's: "
+        "the first of the tie set in (BT, num_warps, num_stages)). With one results file of an A/A plan "
         "(sweep --aa-replicas 2), count the FASTER/SLOWER verdicts between identical work instead. Exit codes: "
         "0 compared, 1 nothing to compare, 2 usage or I/O error.");
     decisions->add_option("files", *decisionInputs, "two results files, two promoted profiles, or one A/A results file")
@@ -546,7 +547,8 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx) {
                 if (!d.fastest) continue;
                 std::vector<L2NormConfig> ties;
                 for (const ResultRecord* t : d.ties) ties.push_back(t->config);
-                picks[nb] = {d.fastest->config, ties};
+                // The decision is the tie rule's pick (what promote chooses when the incumbent is not a tie).
+                picks[nb] = {d.ties.front()->config, ties};
             }
             return picks;
         };

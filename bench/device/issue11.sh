@@ -2,11 +2,16 @@
 # Issue 11 on one GPU (docs/sweep.md, "Decisions" and "A/A"): two full default sweeps + promote back to back on one
 # card, the agreement of their decisions per NB, and an A/A of identical work (every config measured twice per
 # round as separate items) counted by verdict. Uses the packed Qt-free build (scripts/gpu-test-bundle.sh ->
-# build-gpu-tests). Device time: about 3 minutes (each sweep is cut at 100 s). Results: $OUT/issue11.tar.gz and
-# $OUT/summary.txt; the summary table is printed last.
+# build-gpu-tests). Device time: about 2.5 minutes, at most 4 (the sweeps are cut at 80, 80 and 60 s).
+# Results: $OUT/issue11.tar.gz and $OUT/summary.txt; the summary table is printed last.
+# A dry run without a GPU: TS_CLI=build/bin/tunescope-cli TS_BACKEND=cpu TS_SWEEP_ARGS="--nb 14-15 --rows-per-nb 256
+#   --bt 8,32 --warps 1,4 --stages 3" TS_AA_ARGS="--nb 1-2 --rows-per-nb 256 --bt 8,32 --warps 1 --stages 3" OUT=/tmp/x
 set -u
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 cli=${TS_CLI:-build-gpu-tests/bin/tunescope-cli}
+backend=${TS_BACKEND:-cuda}
+sweep_args=${TS_SWEEP_ARGS:-}
+aa_args=${TS_AA_ARGS:---bt 8,16,32,64,128 --warps 4,8 --stages 3}
 profile=profiles/fla-l2norm-gfx942-profile.json
 res=$OUT/issue11
 mkdir -p "$res"
@@ -16,7 +21,9 @@ nvidia-smi -q -d POWER,CLOCK,PERFORMANCE,TEMPERATURE >"$res/nvidia-smi-before.tx
 sweep_wall=()
 for run in 1 2; do
   t0=$(date +%s%N)
-  timeout 100 "$cli" sweep --backend cuda --profile "$profile" --out "$res/run$run.jsonl" >"$res/sweep$run.log" 2>&1
+  # shellcheck disable=SC2086  # the extra arguments are words
+  timeout 80 "$cli" sweep --backend "$backend" $sweep_args --profile "$profile" --out "$res/run$run.jsonl" \
+    >"$res/sweep$run.log" 2>&1
   echo "--- exit $?" >>"$res/sweep$run.log"
   sweep_wall+=("$(( ($(date +%s%N) - t0) / 1000000 ))")
   "$cli" promote "$profile" --results "$res/run$run.jsonl" --out "$res/promoted$run.json" >"$res/promote$run.log" 2>&1
@@ -27,8 +34,8 @@ done
 
 # A/A: identical work, paired exactly as promote pairs configs (10 configs x 2 replicas x NB 1-32, 3 rounds).
 t0=$(date +%s%N)
-timeout 100 "$cli" sweep --backend cuda --bt 8,16,32,64,128 --warps 4,8 --stages 3 --aa-replicas 2 \
-  --out "$res/aa.jsonl" >"$res/aa-sweep.log" 2>&1
+# shellcheck disable=SC2086
+timeout 60 "$cli" sweep --backend "$backend" $aa_args --aa-replicas 2 --out "$res/aa.jsonl" >"$res/aa-sweep.log" 2>&1
 echo "--- exit $?" >>"$res/aa-sweep.log"
 aa_wall=$(( ($(date +%s%N) - t0) / 1000000 ))
 "$cli" decisions "$res/aa.jsonl" >"$res/aa.txt" 2>&1
