@@ -868,6 +868,7 @@ SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices
 
                 // The shape's block: the copy first (its estimate is every record's ceiling), then the configs.
                 std::vector<Json> lines;
+                std::vector<ResultRecord> written;
                 double copyGbps = -1;
                 std::size_t measuredItems = 0, failedItems = 0, racedItems = 0;
                 std::vector<std::size_t> writeOrder;
@@ -894,6 +895,7 @@ SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices
                         rec.fractionOfCopy = rec.gbps / copyGbps;
                     }
                     lines.push_back(recordToJson(rec));
+                    written.push_back(std::move(rec));
                     ++measuredItems;
                     racedItems += slot.racedOut ? 1 : 0;
                 }
@@ -902,6 +904,8 @@ SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices
                 outcome.measured += measuredItems;
                 outcome.failed += failedItems;
                 outcome.racedOut += racedItems;
+                if (options.recordWritten)
+                    for (const ResultRecord& rec : written) options.recordWritten(rec);
             }
         } catch (const std::exception& e) {
             // Only writing the results file gets here: nothing more can be saved, so every worker stops.

@@ -252,7 +252,10 @@ void replacedEntryEvidence(const std::filesystem::path& dir) {
     SweepOptions options;
     options.out = dir / "faster.jsonl";
     options.deviceWarmupMs = 0;
-    runSweep(plan, {&device}, options);
+    std::size_t streamed = 0;
+    options.recordWritten = [&](const ResultRecord& r) { streamed += r.rounds.empty() ? 0 : 1; };
+    const SweepOutcome outcome = runSweep(plan, {&device}, options);
+    CHECK(streamed == outcome.measured && streamed == 2 * 5);  // final records only, one per item
     PromoteOptions promoteOptions;
     promoteOptions.resultsSha256 = sha256FileHex(options.out);
     const PromoteReport report = promote(loadProfile(seedProfile()), loadResults(options.out), promoteOptions);

@@ -136,7 +136,12 @@ struct SweepProgress {
 struct SweepOptions {
     std::filesystem::path out;                     // the results file (created, or resumed when it has a header)
     const std::atomic<bool>* stopRequested = nullptr;  // checked between measurements (Ctrl-C)
-    std::function<void(const SweepProgress&)> progress;  // called after each item, from worker threads (serialised)
+    // Called after each measurement (item x round; SweepProgress::record is that round's measurement), from worker
+    // threads (serialised).
+    std::function<void(const SweepProgress&)> progress;
+    // Called once per final record (all rounds pooled) right after its shape's block is written, from worker
+    // threads (serialised): what a results view streams in.
+    std::function<void(const ResultRecord&)> recordWritten;
     std::function<void(const std::string&)> note;        // one-line notices (resume, warm-up, giving up)
     double deviceWarmupMs = 200;                    // per device, before its first measurement: clocks ramp up
     int maxConsecutiveErrors = 3;                   // a worker gives its device up after this many in a row
