@@ -5,12 +5,14 @@
 // a TritonKernelBinary the CUDA/HIP plugins launch. See docs/triton-kernels.md.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "tunescope/device.hpp"
+#include "tunescope/l2norm_selftest.hpp"
 
 namespace tunescope {
 
@@ -85,5 +87,13 @@ const TritonVariant* findTritonVariant(const TritonCacheScan& scan, const L2Norm
 
 // Reads the binary (checking its SHA-256 against the one recorded at scan time) into what the plugins launch.
 TritonKernelBinary loadTritonBinary(const TritonVariant& variant);
+
+// The Triton binaries' self-test: every variant of the scan that targets `device`, at the self-test's sizes
+// (l2normSelftestSizes), on fresh random inputs with poisoned outputs and guard rows, against the double-precision
+// reference, with the same tolerances as our kernels (options.configs is ignored). Variants for another target are
+// listed in configsSkipped with the reason. `onCase` also gets the variant.
+L2NormSelftestSummary runTritonSelftest(
+    Device& device, const TritonCacheScan& scan, const L2NormSelftestOptions& options,
+    const std::function<void(const TritonVariant&, const L2NormSelftestCase&)>& onCase = {});
 
 }  // namespace tunescope
