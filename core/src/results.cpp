@@ -183,6 +183,10 @@ ResultRecord recordFromJson(const ReadJson& object, const std::string& file, std
     rec.gbps = r.number("gbps");
     rec.copyGbps = r.numberOr("copy_gbps", -1);
     rec.fractionOfCopy = r.numberOr("fraction_of_copy", -1);
+    if (const auto source = object.find("kernel_source"); source != object.end() && !source->is_null()) {
+        if (!source->is_object()) r.fail("kernel_source", "must be an object or null");
+        rec.kernelSource = *source;
+    }
     return rec;
 }
 
@@ -659,6 +663,7 @@ Json recordToJson(const ResultRecord& rec) {
     j["gbps"] = finiteOrNull(rec.gbps);
     j["copy_gbps"] = rec.copyGbps > 0 ? Json(rec.copyGbps) : Json(nullptr);
     j["fraction_of_copy"] = rec.fractionOfCopy > 0 ? Json(rec.fractionOfCopy) : Json(nullptr);
+    if (!rec.kernelSource.is_null()) j["kernel_source"] = rec.kernelSource;
     Json raw = Json::array();
     for (double x : m.samplesMs) raw.push_back(round7(x));
     j["raw_ms"] = std::move(raw);

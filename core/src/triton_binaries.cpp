@@ -376,6 +376,28 @@ const TritonVariant* findTritonVariant(const TritonCacheScan& scan, const L2Norm
     return unrecordedCount == 1 ? unrecorded : nullptr;
 }
 
+const TritonVariant& requireTritonVariant(const TritonCacheScan& scan, const L2NormConfig& config, int nb) {
+    if (const TritonVariant* v = findTritonVariant(scan, config, nb)) return *v;
+    throw Error(scan.dir.string(), "",
+                "the Triton cache has no unambiguous l2norm_fwd_kernel binary for BT=" + std::to_string(config.blockRows) +
+                    " num_warps=" + std::to_string(config.numWarps) + " num_stages=" +
+                    std::to_string(config.numStages) + " NB=" + std::to_string(nb) +
+                    ": fill it with scripts/fill_triton_cache.py for that NB and config");
+}
+
+Json tritonKernelSourceJson(const TritonVariant& variant) {
+    Json j = Json::object();
+    j["kernel"] = "triton";
+    j["name"] = variant.kernelName;
+    j["binary_sha256"] = variant.binarySha256;
+    j["triton_version"] = variant.tritonVersion;
+    j["target"] = variant.targetArch;
+    j["folder"] = variant.folder.filename().string();
+    j["metadata_sha256"] = variant.metadataSha256;
+    j["metadata"] = parseJson(variant.metadataText, (variant.folder / (variant.kernelName + ".json")).string());
+    return j;
+}
+
 TritonKernelBinary loadTritonBinary(const TritonVariant& variant) {
     const std::string bytes = readTextFile(variant.binaryPath, kMaxBinaryBytes);
     if (sha256Hex(bytes) != variant.binarySha256) {

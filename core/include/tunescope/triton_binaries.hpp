@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tunescope/device.hpp"
+#include "tunescope/json_io.hpp"
 #include "tunescope/l2norm_selftest.hpp"
 
 namespace tunescope {
@@ -84,6 +85,13 @@ std::string tritonTargetMismatch(const TritonVariant& variant, const DeviceInfo&
 // The variant FLA would launch for (config, NB): same BT, num_warps, num_stages, num_ctas, and NB (a variant whose NB
 // is not recorded matches any NB only when it is the only one of its config). nullptr when the cache has none.
 const TritonVariant* findTritonVariant(const TritonCacheScan& scan, const L2NormConfig& config, int nb);
+
+// findTritonVariant, or Error "the Triton cache <dir> has no binary for BT=.. num_warps=.. NB=..: fill it with ...".
+const TritonVariant& requireTritonVariant(const TritonCacheScan& scan, const L2NormConfig& config, int nb);
+
+// What a measurement of this variant records as its kernel source (ResultRecord::kernelSource): kernel "triton",
+// the kernel name, binary SHA-256, Triton version, folder, metadata SHA-256 and the metadata itself.
+Json tritonKernelSourceJson(const TritonVariant& variant);
 
 // Reads the binary (checking its SHA-256 against the one recorded at scan time) into what the plugins launch.
 TritonKernelBinary loadTritonBinary(const TritonVariant& variant);
