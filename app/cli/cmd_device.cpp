@@ -127,7 +127,10 @@ struct SelftestArgs {
     bool verbose = false;
     std::string kernel = "native";  // native (our l2norm family) or triton (the binaries of a Triton cache)
     std::string tritonCache;        // empty: TRITON_CACHE_DIR or ~/.triton/cache
+    std::string tritonNb;           // --kernel triton: only the variants of these NBs (empty: all)
 };
+
+std::vector<int> parseNbList(const std::string& text);
 
 void checkKernelChoice(const std::string& kernel) {
     if (kernel != "native" && kernel != "triton") {
@@ -148,7 +151,14 @@ TritonCacheScan scanCacheForCli(const std::string& folder, const char* command) 
 }
 
 void runTritonSelftestCommand(const SelftestArgs& args, Device& device, CliContext& ctx) {
-    const TritonCacheScan scan = scanCacheForCli(args.tritonCache, "selftest");
+    TritonCacheScan scan = scanCacheForCli(args.tritonCache, "selftest");
+    if (!args.tritonNb.empty()) {
+        const std::vector<int> nbs = parseNbList(args.tritonNb);
+        std::erase_if(scan.variants, [&](const TritonVariant& v) {
+            return !v.nb || std::find(nbs.begin(), nbs.end(), *v.nb) == nbs.end();
+        });
+        if (scan.variants.empty()) throw Error(scan.dir.string(), "", "no variant of the NBs " + args.tritonNb);
+    }
     L2NormSelftestOptions options;
     options.seed = args.seed;
     double worstUlps = 0, worstRstd = 0;
@@ -521,6 +531,8 @@ void registerDeviceCommands(CLI::App& app, CliContext& ctx) {
                                 "native (our l2norm configs, default) or triton (every binary of a Triton cache)");
     selftestCommand->add_option("--triton-cache", selftest.tritonCache,
                                 "Triton cache folder for --kernel triton (default: TRITON_CACHE_DIR or ~/.triton/cache)");
+    selftestCommand->add_option("--nb", selftest.tritonNb,
+                                "--kernel triton: only the binaries compiled for these NBs, e.g. 1,2,32 (default all)");
     selftestCommand->callback([&ctx] { runSelftest(selftest, ctx); });
 
     static BenchArgs bench;
