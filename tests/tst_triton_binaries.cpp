@@ -12,6 +12,8 @@
 #include "tunescope/errors.hpp"
 #include "tunescope/hashing.hpp"
 #include "tunescope/json_io.hpp"
+#include "tunescope/results.hpp"
+#include "tunescope/sweep.hpp"
 #include "tunescope/triton_binaries.hpp"
 
 using namespace tunescope;
@@ -240,6 +242,57 @@ private slots:
         const Error e = scanError(dir.path().toStdString());
         QVERIFY2(e.message().find("fill_triton_cache.py") != std::string::npos, e.what());
         QVERIFY_THROWS_EXCEPTION(Error, scanTritonCache(fs::path(dir.path().toStdString()) / "absent"));
+    }
+
+    void sweepPlanOfTheRealKernel() {
+        SweepPlan plan;
+        plan.shapes = shapesFromNbList({1, 2});
+        plan.grid = gridFromLists({8, 128}, {1, 4}, {3});
+        const std::string nativeHash = planHash(plan);
+        plan.kernel = "triton";
+        QVERIFY_THROWS_EXCEPTION(Error, validatePlan(plan));  // no cache given
+        plan.triton = std::make_shared<const TritonCacheScan>(scanTritonCache(fixture()));
+        validatePlan(plan);
+        // The plan names the kernel and every binary: another cache is another plan.
+        QVERIFY(planHash(plan) != nativeHash);
+        const Json planJson = planToJson(plan);
+        QCOMPARE(planJson["kernel"].get<std::string>(), std::string("triton"));
+        QCOMPARE(planJson["triton_binaries_sha256"].size(), std::size_t(8));
+        // A config the cache lacks, and a device the binaries do not target, are refused before anything runs.
+        SweepPlan missing = plan;
+        missing.grid = gridFromLists({16}, {1}, {3});
+        try {
+            validatePlan(missing);
+            QFAIL("a config without a binary was accepted");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("BT=16 num_warps=1 num_stages=3 NB=1") != std::string::npos, e.what());
+        }
+        std::unique_ptr<Device> cpu = openBackend("cpu")->openDevice(0);
+        QVERIFY_THROWS_EXCEPTION(Error, validatePlan(plan, {cpu.get()}));
+        cpu->prepareL2Norm(64, 1);
+        Json source;
+        QVERIFY_THROWS_EXCEPTION(Error, makeSweepL2NormWork(*cpu, plan, makeConfig(8, 1, 3), 1, &source));
+        // The stand-in path is unchanged and records no kernel source.
+        SweepPlan native = plan;
+        native.kernel = "native";
+        QVERIFY(makeSweepL2NormWork(*cpu, native, makeConfig(8, 1, 3), 1, &source));
+        QVERIFY(source.is_null());
+    }
+
+    void kernelSourceOfAVariantIsRecorded() {
+        const TritonCacheScan scan = scanTritonCache(fixture());
+        const TritonVariant& v = requireTritonVariant(scan, makeConfig(128, 4, 3), 2);
+        const Json source = tritonKernelSourceJson(v);
+        QCOMPARE(source["kernel"].get<std::string>(), std::string("triton"));
+        QCOMPARE(source["name"].get<std::string>(), std::string("l2norm_fwd_kernel"));
+        QCOMPARE(source["binary_sha256"].get<std::string>(), v.binarySha256);
+        QCOMPARE(source["triton_version"].get<std::string>(), std::string("3.6.0"));
+        QCOMPARE(source["metadata"]["hash"].get<std::string>(), v.hash);
+        QCOMPARE(source["metadata_sha256"].get<std::string>(), sha256FileHex(v.folder / "l2norm_fwd_kernel.json"));
+        ResultRecord rec;
+        rec.kernelSource = source;
+        QCOMPARE(recordToJson(rec)["kernel_source"], source);
+        QVERIFY(!recordToJson(ResultRecord{}).contains("kernel_source"));
     }
 
     void defaultCacheFolderFollowsTriton() {
