@@ -293,6 +293,37 @@ private slots:
         rec.kernelSource = source;
         QCOMPARE(recordToJson(rec)["kernel_source"], source);
         QVERIFY(!recordToJson(ResultRecord{}).contains("kernel_source"));
+
+        // A results file keeps it: a CPU sweep's measurement line given this kernel_source reads back with it
+        // (the fast line parser hands such lines to the DOM reader).
+        const QTemporaryDir dir;
+        const fs::path out = fs::path(dir.path().toStdString()) / "sweep.jsonl";
+        SweepPlan plan;
+        plan.shapes = shapesFromNbList({1}, 256);
+        plan.grid = gridFromLists({8}, {1}, {3});
+        plan.rule.minSamples = 3;
+        plan.rule.minTimeMs = 0;
+        plan.rule.timeoutMs = 200;
+        plan.measureCopy = false;
+        std::unique_ptr<Device> cpu = openBackend("cpu")->openDevice(0);
+        SweepOptions options;
+        options.out = out;
+        options.deviceWarmupMs = 0;
+        QCOMPARE(runSweep(plan, {cpu.get()}, options).measured, std::size_t(1));
+        std::string text = readTextFile(out);
+        const auto at = text.find("{\"type\":\"measurement\"");
+        QVERIFY(at != std::string::npos);
+        text.insert(at + 1, "\"kernel_source\":" + source.dump() + ",");
+        std::ofstream(out, std::ios::binary | std::ios::trunc) << text;
+        const ResultsFile results = loadResults(out);
+        QCOMPARE(results.records.size(), std::size_t(1));
+        // (Member order is not kept: the reader's DOM sorts members.)
+        const Json& read = results.records[0].kernelSource;
+        QVERIFY(read.is_object());
+        QCOMPARE(read.size(), source.size());
+        for (const char* key : {"kernel", "name", "binary_sha256", "triton_version", "target", "folder", "metadata_sha256"})
+            QCOMPARE(read[key], source[key]);
+        QCOMPARE(read["metadata"]["hash"], source["metadata"]["hash"]);
     }
 
     void defaultCacheFolderFollowsTriton() {

@@ -327,6 +327,7 @@ public:
                 if (k == "gbps") return numberOrInf(rec.gbps) && (haveGbps = true);
                 if (k == "copy_gbps") return optionalNumber(rec.copyGbps, -1);
                 if (k == "fraction_of_copy") return optionalNumber(rec.fractionOfCopy, -1);
+                if (k == "kernel_source") return isNull() && skipValue();  // an object: the DOM path reads it
                 if (k == "raw_ms") return numberArray(m.samplesMs) && (haveRaw = true);
                 if (k == "raw_sm_clock_mhz") {
                     if (isNull()) return skipValue();
