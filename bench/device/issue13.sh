@@ -84,7 +84,7 @@ tail -3 "$res/dobench.log"
   echo "== steps"; cat "$res/steps.log"
   echo "== fill"; tail -1 "$res/fill3.log"; tail -2 "$res/fill24.log"
   echo "== selftest"; grep -E "FAIL|not run|^selftest: (seed|PASS|FAIL)" "$res/selftest.log" | head -12
-  echo "== bench-l2norm (NB 1 and 32, best 3 each)"; grep -E "^ +(1|32) " "$res/bench.log" | sort -k1,1n -k5,5n | awk '{c[$1]++} c[$1]<=3'
+  echo "== bench-l2norm (NB 1 and 32, best 3 each)"; grep -E "^ +(1|32) " "$res/bench.log" | sort -k1,1n -k6,6n | awk '{c[$1]++} c[$1]<=3'
   echo "== sweep"; tail -3 "$res/sweep.log"
   echo "== promote"; grep -E "warning|promoted" "$res/promote.log" | head -5; tail -1 "$res/strict-check.log"
   echo "== strict / compare / regret"; grep -vE "^  NB +[0-9]+: fastest" "$res/dobench.log" | tail -80
