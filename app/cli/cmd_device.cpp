@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -16,6 +17,7 @@
 #include "tunescope/json_io.hpp"
 #include "tunescope/l2norm_selftest.hpp"
 #include "tunescope/measurement.hpp"
+#include "tunescope/triton_binaries.hpp"
 
 namespace tunescope::cli {
 namespace {
@@ -123,16 +125,76 @@ struct SelftestArgs {
     int device = 0;
     std::uint64_t seed = 0;
     bool verbose = false;
+    std::string kernel = "native";  // native (our l2norm family) or triton (the binaries of a Triton cache)
+    std::string tritonCache;        // empty: TRITON_CACHE_DIR or ~/.triton/cache
+    std::string tritonNb;           // --kernel triton: only the variants of these NBs (empty: all)
 };
 
+std::vector<int> parseNbList(const std::string& text);
+
+void checkKernelChoice(const std::string& kernel) {
+    if (kernel != "native" && kernel != "triton") {
+        throw Error("", "", "--kernel must be native or triton (got '" + kernel + "')");
+    }
+}
+
+// The scanned cache of --triton-cache (or Triton's default folder), its notes printed to stderr.
+TritonCacheScan scanCacheForCli(const std::string& folder, const char* command) {
+    const std::filesystem::path dir = folder.empty() ? defaultTritonCacheDir() : std::filesystem::path(folder);
+    TritonCacheScan scan = scanTritonCache(dir);
+    std::cerr << command << ": " << scan.variants.size() << " compiled l2norm_fwd_kernel variants in " << dir.string()
+              << " (Triton " << scan.variants.front().tritonVersion << ", "
+              << (scan.indexFlaVersion ? "FLA " + *scan.indexFlaVersion : std::string("FLA version not recorded"))
+              << ")\n";
+    for (const std::string& note : scan.notes) std::cerr << "  note: " << note << '\n';
+    return scan;
+}
+
+void runTritonSelftestCommand(const SelftestArgs& args, Device& device, CliContext& ctx) {
+    TritonCacheScan scan = scanCacheForCli(args.tritonCache, "selftest");
+    if (!args.tritonNb.empty()) {
+        const std::vector<int> nbs = parseNbList(args.tritonNb);
+        std::erase_if(scan.variants, [&](const TritonVariant& v) {
+            return !v.nb || std::find(nbs.begin(), nbs.end(), *v.nb) == nbs.end();
+        });
+        if (scan.variants.empty()) throw Error(scan.dir.string(), "", "no variant of the NBs " + args.tritonNb);
+    }
+    L2NormSelftestOptions options;
+    options.seed = args.seed;
+    double worstUlps = 0, worstRstd = 0;
+    const L2NormSelftestSummary summary =
+        runTritonSelftest(device, scan, options, [&](const TritonVariant& variant, const L2NormSelftestCase& result) {
+            worstUlps = std::max(worstUlps, result.worstYUlps);
+            worstRstd = std::max(worstRstd, result.worstRstdRelative);
+            if (!result.passed || args.verbose) {
+                std::cout << (result.passed ? "  ok    " : "  FAIL  ") << variant.describe() << "  T=" << result.rows
+                          << "  max y error " << result.worstYUlps << " ulp, max rstd error "
+                          << result.worstRstdRelative << "  " << variant.binaryPath.string()
+                          << (result.detail.empty() ? "" : "  " + result.detail) << '\n';
+            }
+        });
+    for (const std::string& skipped : summary.configsSkipped) std::cout << "  not run (refused): " << skipped << '\n';
+    std::cout << "selftest: seed " << summary.seed << ", " << summary.configsRun << " Triton binaries x 4 sizes = "
+              << summary.casesRun << " cases, " << summary.casesFailed << " failed; worst y error " << worstUlps
+              << " ulp (limit 1), worst rstd error " << worstRstd << " relative (limit 1e-06)\n";
+    if (summary.configsRun == 0) std::cout << "selftest: no binary of the cache targets this device\n";
+    std::cout << (summary.passed() ? "selftest: PASS\n" : "selftest: FAIL\n");
+    ctx.exitCode = summary.passed() ? kExitOk : kExitInvalid;
+}
+
 void runSelftest(const SelftestArgs& args, CliContext& ctx) {
+    checkKernelChoice(args.kernel);
     std::unique_ptr<Backend> backend = backendOrExit(args.backend, ctx, "selftest");
     if (!backend) return;
     std::unique_ptr<Device> device = deviceOrExit(*backend, args.device, ctx);
     if (!device) return;
     const DeviceInfo& info = device->info();
-    std::cout << "selftest: l2norm forward on " << info.backend << " device " << info.index << " (" << info.name
-              << ", " << info.architecture << ")\n";
+    std::cout << "selftest: l2norm forward" << (args.kernel == "triton" ? " (Triton binaries)" : "") << " on "
+              << info.backend << " device " << info.index << " (" << info.name << ", " << info.architecture << ")\n";
+    if (args.kernel == "triton") {
+        runTritonSelftestCommand(args, *device, ctx);
+        return;
+    }
     L2NormSelftestOptions options;
     options.seed = args.seed;
     double worstUlps = 0, worstRstd = 0;
@@ -166,6 +228,8 @@ struct BenchArgs {
     bool hintSweep = false;
     int hintTop = 5;
     std::string jsonOut;
+    std::string kernel = "native";
+    std::string tritonCache;
 };
 
 std::vector<int> parseNbList(const std::string& text) {
@@ -222,7 +286,96 @@ std::vector<L2NormConfig> benchGrid(const std::string& grid, const Device& devic
     return configs;
 }
 
+// bench-l2norm --kernel triton: every compiled variant FLA would launch per NB (the cache's binaries, launched from
+// C++), measured by the measurement engine, beside the copy ceiling of the same bytes.
+void runTritonBench(const BenchArgs& args, Device& device, const std::vector<int>& nbs, CliContext& ctx) {
+    const TritonCacheScan scan = scanCacheForCli(args.tritonCache, "bench-l2norm");
+    const DeviceInfo& info = device.info();
+    std::vector<L2NormConfig> configs;  // distinct configs of the cache that target this device, in scan order
+    std::vector<std::string> refusals;
+    for (const TritonVariant& v : scan.variants) {
+        const std::string why = tritonTargetMismatch(v, info);
+        if (!why.empty()) {
+            refusals.push_back(why);
+        } else if (std::find(configs.begin(), configs.end(), v.config()) == configs.end()) {
+            configs.push_back(v.config());
+        }
+    }
+    if (configs.empty()) throw Error(scan.dir.string(), "", "no binary targets this device: " + refusals.front());
+    const bool cold = !args.hot;
+    StoppingRule rule;
+    rule.warmupSamples = std::max(1, args.warmup);
+    rule.minSamples = args.samples;
+    rule.minTimeMs = 0;
+    std::cerr << "bench-l2norm: Triton binaries on " << info.name << ", " << configs.size() << " configs, at least "
+              << args.samples << " samples each (stopping rule: noise of the median <= 0.5% or 1 s), "
+              << (cold ? "cold" : "hot") << " L2\n";
+    Json results = Json::array();
+    std::ostringstream table;
+    table << "  NB        T  copy us | BT/w/s       median us  p20 us   p80 us  samples  %copy  binary\n";
+    for (int nb : nbs) {
+        const std::int64_t rows = std::int64_t(nb) * 65536;
+        device.prepareL2Norm(rows, 0x7a11ull + std::uint64_t(nb));
+        std::unique_ptr<TimedWork> copy = device.copyWork();
+        const Measurement copyM = measure(*copy, rule, cold);
+        Json entry = Json::object();
+        entry["nb"] = nb;
+        entry["rows"] = rows;
+        entry["copy_us"] = copyM.medianMs * 1e3;
+        Json rowsJson = Json::array();
+        for (const L2NormConfig& config : configs) {
+            const TritonVariant* variant = findTritonVariant(scan, config, nb);
+            if (!variant) {
+                std::cerr << "  NB " << nb << " " << configText(config) << ": not in the cache (not compiled for this NB)\n";
+                continue;
+            }
+            std::unique_ptr<TimedWork> work = device.tritonL2NormWork(loadTritonBinary(*variant), kL2NormDefaultEps);
+            const Measurement m = measure(*work, rule, cold);
+            char line[256];
+            std::snprintf(line, sizeof line, "%4d %8lld %8.1f | %-11s %10.2f %8.2f %8.2f %7d %6.1f  %s\n", nb,
+                          static_cast<long long>(rows), copyM.medianMs * 1e3, configText(config).c_str(),
+                          m.medianMs * 1e3, m.p20Ms * 1e3, m.p80Ms * 1e3, m.sampleCount,
+                          100.0 * copyM.medianMs / m.medianMs, variant->binarySha256.substr(0, 12).c_str());
+            table << line;
+            Json row = Json::object();
+            row["BT"] = config.blockRows;
+            row["num_warps"] = config.numWarps;
+            row["num_stages"] = config.numStages;
+            row["num_ctas"] = config.numCtas;
+            row["median_us"] = m.medianMs * 1e3;
+            row["p20_us"] = m.p20Ms * 1e3;
+            row["p80_us"] = m.p80Ms * 1e3;
+            row["ci_low_us"] = m.ciLowMs * 1e3;
+            row["ci_high_us"] = m.ciHighMs * 1e3;
+            row["samples"] = m.sampleCount;
+            row["stop_reason"] = toString(m.stopReason);
+            row["binary_sha256"] = variant->binarySha256;
+            row["folder"] = variant->folder.filename().string();
+            row["triton_version"] = variant->tritonVersion;
+            rowsJson.push_back(row);
+        }
+        entry["configs"] = rowsJson;
+        results.push_back(entry);
+    }
+    std::cout << "bench-l2norm: Triton binaries (" << scan.dir.string() << ") on " << info.name << ", "
+              << (cold ? "cold" : "hot") << " L2; %copy = copy time / kernel time (same bytes)\n"
+              << table.str();
+    if (!args.jsonOut.empty()) {
+        Json root = Json::object();
+        root["device"] = deviceJson(info);
+        root["backend"] = info.backend;
+        root["kernel"] = "triton";
+        root["triton_cache"] = scan.dir.string();
+        root["cold_l2"] = cold;
+        root["min_samples"] = args.samples;
+        root["results"] = results;
+        writeFileAtomic(args.jsonOut, dumpJson(root) + "\n");
+    }
+    ctx.exitCode = kExitOk;
+}
+
 void runBench(const BenchArgs& args, CliContext& ctx) {
+    checkKernelChoice(args.kernel);
     if (args.grid != "all" && args.grid != "fla" && args.grid != "one") {
         throw Error("", "", "--grid must be all, fla or one (got '" + args.grid + "')");
     }
@@ -232,6 +385,10 @@ void runBench(const BenchArgs& args, CliContext& ctx) {
     if (!backend) return;
     std::unique_ptr<Device> device = deviceOrExit(*backend, args.device, ctx);
     if (!device) return;
+    if (args.kernel == "triton") {
+        runTritonBench(args, *device, nbs, ctx);
+        return;
+    }
     const std::vector<L2NormConfig> grid = benchGrid(args.grid, *device);
     const bool cold = !args.hot;
     const DeviceInfo& info = device->info();
@@ -382,6 +539,12 @@ void registerDeviceCommands(CLI::App& app, CliContext& ctx) {
     selftestCommand->add_option("--device", selftest.device, "Device index within the backend (default 0)");
     selftestCommand->add_option("--seed", selftest.seed, "Input seed (default: a fresh random seed, printed)");
     selftestCommand->add_flag("--verbose", selftest.verbose, "Print every case, not only failures");
+    selftestCommand->add_option("--kernel", selftest.kernel,
+                                "native (our l2norm configs, default) or triton (every binary of a Triton cache)");
+    selftestCommand->add_option("--triton-cache", selftest.tritonCache,
+                                "Triton cache folder for --kernel triton (default: TRITON_CACHE_DIR or ~/.triton/cache)");
+    selftestCommand->add_option("--nb", selftest.tritonNb,
+                                "--kernel triton: only the binaries compiled for these NBs, e.g. 1,2,32 (default all)");
     selftestCommand->callback([&ctx] { runSelftest(selftest, ctx); });
 
     static BenchArgs bench;
@@ -398,6 +561,10 @@ void registerDeviceCommands(CLI::App& app, CliContext& ctx) {
     benchCommand->add_flag("--hint-sweep", bench.hintSweep, "CUDA: also time the best configs under every cache hint");
     benchCommand->add_option("--hint-top", bench.hintTop, "How many of the best configs the hint sweep times (default 5)");
     benchCommand->add_option("--json", bench.jsonOut, "Also write every median to this JSON file");
+    benchCommand->add_option("--kernel", bench.kernel,
+                             "native (our l2norm configs, default) or triton (the binaries of a Triton cache per NB)");
+    benchCommand->add_option("--triton-cache", bench.tritonCache,
+                             "Triton cache folder for --kernel triton (default: TRITON_CACHE_DIR or ~/.triton/cache)");
     benchCommand->callback([&ctx] { runBench(bench, ctx); });
 }
 

@@ -24,6 +24,7 @@
 #include "tunescope/promote.hpp"
 #include "tunescope/results.hpp"
 #include "tunescope/sweep.hpp"
+#include "tunescope/triton_binaries.hpp"
 #include "tunescope/validation.hpp"
 
 namespace tunescope::cli {
@@ -149,6 +150,8 @@ struct SweepArgs {
     std::string batch, paddedTokens;
     std::string grid;
     std::string bt, warps, stages;
+    std::string kernel = "native";  // native or triton (docs/triton-kernels.md)
+    std::string tritonCache;        // empty: TRITON_CACHE_DIR or ~/.triton/cache
     bool hot = false;
     bool cold = false;
     double noise = 0.005;
@@ -194,9 +197,20 @@ SweepPlan buildPlan(const SweepArgs& a, CLI::App& sub) {
     } else if (fromLists) {
         plan.grid = gridFromLists(parseIntList(a.bt.empty() ? "8,16,32,64,128" : a.bt, "--bt"),
                                   parseIntList(a.warps.empty() ? "1,2,4,8,16" : a.warps, "--warps"),
-                                  parseIntList(a.stages.empty() ? "2,3,4" : a.stages, "--stages"));
+                                  parseIntList(a.stages.empty() ? (a.kernel == "triton" ? "3" : "2,3,4") : a.stages,
+                                               "--stages"));
+    } else if (a.kernel == "triton") {
+        // FLA's 25 configs as FLA applies them: BT x num_warps, Triton's default num_stages (3).
+        plan.grid = gridFromLists({8, 16, 32, 64, 128}, {1, 2, 4, 8, 16}, {3});
     } else {
         plan.grid = defaultGrid();
+    }
+    plan.kernel = a.kernel;
+    if (a.kernel == "triton") {
+        plan.triton = std::make_shared<const TritonCacheScan>(
+            scanTritonCache(a.tritonCache.empty() ? defaultTritonCacheDir() : std::filesystem::path(a.tritonCache)));
+    } else if (a.kernel != "native") {
+        throw Error("", "", "--kernel must be native or triton (got '" + a.kernel + "')");
     }
     if (a.hot && a.cold) throw Error("", "", "give --cold or --hot, not both");
     plan.coldL2 = !a.hot;
@@ -380,7 +394,12 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx) {
     sweep->add_option("--grid", args->grid, "config grid file (JSON or CSV, see docs/sweep.md)");
     sweep->add_option("--bt", args->bt, "BT values (default 8,16,32,64,128)");
     sweep->add_option("--warps", args->warps, "num_warps values (default 1,2,4,8,16)");
-    sweep->add_option("--stages", args->stages, "num_stages values (default 2,3,4)");
+    sweep->add_option("--stages", args->stages, "num_stages values (default 2,3,4; 3 with --kernel triton)");
+    sweep->add_option("--kernel", args->kernel,
+                      "native (our l2norm family) or triton (FLA's kernel: the binaries of a Triton cache, per NB)")
+        ->capture_default_str();
+    sweep->add_option("--triton-cache", args->tritonCache,
+                      "Triton cache folder for --kernel triton (default: TRITON_CACHE_DIR or ~/.triton/cache)");
     sweep->add_flag("--cold", args->cold, "flush the L2 before every sample (the default)");
     sweep->add_flag("--hot", args->hot, "do not flush the L2 between samples");
     sweep->add_option("--noise", args->noise, "stop when the median's relative noise is at or below this")

@@ -37,8 +37,11 @@ std::string configText(const L2NormConfig& config) {
            " num_stages=" + std::to_string(config.numStages);
 }
 
-void checkCase(L2NormSelftestCase& result, const std::vector<std::uint16_t>& x, const std::vector<std::uint16_t>& y,
-               const std::vector<float>& rstd, const L2NormSelftestOptions& options) {
+}  // namespace
+
+void checkL2NormCase(L2NormSelftestCase& result, const std::vector<std::uint16_t>& x,
+                     const std::vector<std::uint16_t>& y, const std::vector<float>& rstd,
+                     const L2NormSelftestOptions& options) {
     const std::int64_t rows = result.rows;
     std::vector<double> yExact(x.size());
     std::vector<double> rstdExact(static_cast<std::size_t>(rows));
@@ -76,8 +79,6 @@ void checkCase(L2NormSelftestCase& result, const std::vector<std::uint16_t>& x, 
     }
 }
 
-}  // namespace
-
 L2NormSelftestSummary runL2NormSelftest(Device& device, const L2NormSelftestOptions& options,
                                         const std::function<void(const L2NormSelftestCase&)>& onCase) {
     L2NormSelftestSummary summary;
@@ -108,7 +109,7 @@ L2NormSelftestSummary runL2NormSelftest(Device& device, const L2NormSelftestOpti
             cpu::fillRandomInput(x.data(), elements, result.seed);
             try {
                 device.runL2Norm(config, x, y, rstd, options.eps);
-                checkCase(result, x, y, rstd, options);
+                checkL2NormCase(result, x, y, rstd, options);
             } catch (const std::exception& e) {
                 result.passed = false;
                 result.detail = e.what();

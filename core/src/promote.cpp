@@ -107,6 +107,17 @@ MeasuredEvidence evidenceFor(const ResultRecord& chosen, const ShapeDecision& sh
                         " from the tie set of the fastest config";
     }
     j["threshold"] = options.threshold;
+    // Which kernel the numbers are of: FLA's Triton binary (sweep --kernel triton, docs/triton-kernels.md), or
+    // TuneScope's own l2norm, a stand-in that does not rank configs exactly like FLA's kernel.
+    if (chosen.kernelSource.is_object()) {
+        Json kernel = Json::object();
+        for (const char* key : {"kernel", "name", "binary_sha256", "triton_version", "target", "folder", "metadata_sha256"})
+            if (chosen.kernelSource.contains(key)) kernel[key] = chosen.kernelSource[key];
+        j["measured_kernel"] = std::move(kernel);
+    } else {
+        j["measured_kernel"] = Json{{"kernel", "tunescope-l2norm"},
+                                    {"note", "TuneScope's own l2norm kernel, a stand-in for FLA's Triton kernel"}};
+    }
     e.original = std::move(j);
     return e;
 }
@@ -132,6 +143,15 @@ PromoteReport promote(const Profile& profile, const ResultsFile& results, const 
         architectures.insert(architectureOf(r, results.header));
         backends.insert(r.deviceBackend);
     }
+    std::size_t standIn = 0;
+    for (const auto& [nb, records] : byNb)
+        for (const ResultRecord* r : records) standIn += r->kernelSource.is_object() ? 0 : 1;
+    const bool namesFlaKernel = std::any_of(profile.files.begin(), profile.files.end(),
+                                            [](const FileEntry& f) { return f.file == "l2norm_fwd_kernel.json"; });
+    if (standIn > 0 && namesFlaKernel)
+        report.warnings.push_back(std::to_string(standIn) + " of the measurements are of TuneScope's stand-in l2norm, "
+                                  "not of FLA's Triton l2norm_fwd_kernel that this profile configures: the stand-in "
+                                  "ranks configs differently at small NB; sweep --kernel triton measures the real one");
     if (backends.count("cpu"))
         report.warnings.push_back("the results were measured on the CPU backend: CPU timings do not tell which GPU "
                                   "launch config is best");

@@ -228,6 +228,10 @@ ResultRecord recordFromJson(const ReadJson& object, const std::string& file, std
     rec.gbps = r.number("gbps");
     rec.copyGbps = r.numberOr("copy_gbps", -1);
     rec.fractionOfCopy = r.numberOr("fraction_of_copy", -1);
+    if (const auto source = object.find("kernel_source"); source != object.end() && !source->is_null()) {
+        if (!source->is_object()) r.fail("kernel_source", "must be an object or null");
+        rec.kernelSource = *source;
+    }
     return rec;
 }
 
@@ -371,6 +375,7 @@ public:
                 if (k == "gbps") return numberOrInf(rec.gbps) && (haveGbps = true);
                 if (k == "copy_gbps") return optionalNumber(rec.copyGbps, -1);
                 if (k == "fraction_of_copy") return optionalNumber(rec.fractionOfCopy, -1);
+                if (k == "kernel_source") return isNull() && skipValue();  // an object: the DOM path reads it
                 if (k == "raw_ms") return numberArray(m.samplesMs) && (haveRaw = true);
                 if (k == "raw_sm_clock_mhz") {
                     if (isNull()) return skipValue();
@@ -794,6 +799,7 @@ Json recordToJson(const ResultRecord& rec) {
     j["gbps"] = finiteOrNull(rec.gbps);
     j["copy_gbps"] = rec.copyGbps > 0 ? Json(rec.copyGbps) : Json(nullptr);
     j["fraction_of_copy"] = rec.fractionOfCopy > 0 ? Json(rec.fractionOfCopy) : Json(nullptr);
+    if (!rec.kernelSource.is_null()) j["kernel_source"] = rec.kernelSource;
     Json raw = Json::array();
     for (double x : m.samplesMs) raw.push_back(round7(x));
     j["raw_ms"] = std::move(raw);

@@ -266,6 +266,49 @@ std::vector<L2NormConfig> loadGridFile(const std::filesystem::path& file) {
     return grid;
 }
 
+namespace {
+
+// --kernel triton: the plan names a scanned cache, and every (grid config, NB) has a binary for every device.
+void validateTritonPlan(const SweepPlan& plan, const std::vector<const Device*>& devices) {
+    if (plan.kernel == "native") return;
+    if (plan.kernel != "triton") throw Error("", "", "--kernel must be native or triton (got '" + plan.kernel + "')");
+    if (!plan.triton) throw Error("", "", "--kernel triton needs a Triton cache (--triton-cache)");
+    for (const SweepShape& shape : plan.shapes) {
+        for (const L2NormConfig& c : plan.grid) {
+            const TritonVariant& v = requireTritonVariant(*plan.triton, c, shape.nb);
+            for (const Device* d : devices) {
+                if (!d) continue;
+                if (const std::string why = tritonTargetMismatch(v, d->info()); !why.empty()) throw Error("", "", why);
+            }
+        }
+        for (const auto& [nb, c] : plan.profileConfigs) {
+            if (nb == shape.nb) (void)requireTritonVariant(*plan.triton, c, nb);
+        }
+    }
+}
+
+// The kernel and, per binary the plan can launch, its SHA-256: a changed cache is another plan.
+void addTritonPlanJson(Json& j, const SweepPlan& plan, bool forHash) {
+    j["kernel"] = plan.kernel;
+    if (!plan.triton) return;
+    if (!forHash) j["triton_cache"] = plan.triton->dir.string();
+    Json binaries = Json::array();
+    for (const TritonVariant& v : plan.triton->variants) binaries.push_back(v.binarySha256);
+    j["triton_binaries_sha256"] = std::move(binaries);
+}
+
+}  // namespace
+
+std::unique_ptr<TimedWork> makeSweepL2NormWork(Device& device, const SweepPlan& plan, const L2NormConfig& config,
+                                               int nb, Json* kernelSource) {
+    if (plan.kernel != "triton") return device.l2normWork(config, plan.eps);
+    if (!plan.triton) throw Error("", "", "--kernel triton needs a Triton cache (--triton-cache)");
+    const TritonVariant& variant = requireTritonVariant(*plan.triton, config, nb);
+    std::unique_ptr<TimedWork> work = device.tritonL2NormWork(loadTritonBinary(variant), plan.eps);
+    if (kernelSource) *kernelSource = tritonKernelSourceJson(variant);
+    return work;
+}
+
 void validatePlan(const SweepPlan& plan, const std::vector<const Device*>& devices) {
     if (plan.shapes.empty()) throw Error("", "", "the sweep has no shapes (NB list is empty)");
     std::set<std::pair<int, std::int64_t>> seenShapes;
@@ -286,7 +329,7 @@ void validatePlan(const SweepPlan& plan, const std::vector<const Device*>& devic
         std::string why;
         if (!isLegalConfig(c, &why)) throw Error("", "", role + " " + describe(c) + " is illegal: " + why);
         for (const Device* d : devices) {
-            if (d && !d->supports(c, &why))
+            if (d && plan.kernel == "native" && !d->supports(c, &why))
                 throw Error("", "", role + " " + describe(c) + " cannot run on " + d->info().backend + " device " +
                                         std::to_string(d->info().index) + " (" + d->info().name + "): " + why);
         }
@@ -297,6 +340,7 @@ void validatePlan(const SweepPlan& plan, const std::vector<const Device*>& devic
             throw Error("", "", "grid config " + describe(c) + " appears twice in the grid");
     }
     for (const auto& [nb, c] : plan.profileConfigs) checkConfig(c, "the profile's config for NB " + std::to_string(nb) + ",");
+    validateTritonPlan(plan, devices);
     const StoppingRule& r = plan.rule;
     if (r.minSamples < 1) throw Error("", "", "--min-samples must be at least 1");
     if (!(r.maxRelNoise >= 0) || !std::isfinite(r.maxRelNoise)) throw Error("", "", "--noise must be a number >= 0");
@@ -361,6 +405,7 @@ Json planJson(const SweepPlan& plan, bool forHash) {
     }
     j["cold_l2"] = plan.coldL2;
     j["stopping_rule"] = ruleToJson(plan.rule);
+    if (plan.kernel != "native") addTritonPlanJson(j, plan, forHash);
     j["eps"] = static_cast<double>(plan.eps);
     j["seed"] = plan.seed;
     j["measure_copy"] = plan.measureCopy;
@@ -436,7 +481,7 @@ std::vector<std::size_t> roundOrder(const SweepPlan& plan, std::size_t shapeInde
 
 std::unique_ptr<TimedWork> makeWork(Device& device, const SweepPlan& plan, const SweepItem& item) {
     if (item.kind == ResultRecord::Kind::Copy) return device.copyWork();
-    return device.l2normWork(item.config, plan.eps);
+    return makeSweepL2NormWork(device, plan, item.config, plan.shapes[item.shapeIndex].nb, nullptr);
 }
 
 // --- running ----------------------------------------------------------------------------------------------------
@@ -687,6 +732,8 @@ SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices
             rec.deviceIndex = info.index;
             rec.deviceName = info.name;
             rec.coldL2 = plan.coldL2;
+            if (item.kind == ResultRecord::Kind::L2Norm && plan.kernel == "triton" && plan.triton)
+                rec.kernelSource = tritonKernelSourceJson(requireTritonVariant(*plan.triton, item.config, shape.nb));
             return rec;
         };
         const auto report = [&](const SweepItem& item, int round, const ResultRecord* record, const std::string& error) {

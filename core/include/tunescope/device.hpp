@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "tunescope/errors.hpp"
+
 namespace tunescope {
 
 // One launch of the l2norm kernel family, in Triton's terms (see kernels/README.md for what each knob means).
@@ -68,6 +70,26 @@ public:
     virtual std::uint64_t bytesMoved() const = 0;
 };
 
+// A kernel compiled by Triton (a .cubin or .hsaco from its cache), with what launching it needs. Filled by the
+// core's Triton cache reader (triton_binaries.hpp), which has checked the argument list: FLA's l2norm_fwd_kernel,
+// (x: *bf16, y: *bf16, rstd: *f32, eps: f32, T: i32) followed by the two scratch pointers Triton 3.6 appends.
+// See docs/triton-kernels.md.
+struct TritonKernelBinary {
+    std::string label;          // the binary's path, for messages
+    std::string kernelName;     // the entry symbol ("l2norm_fwd_kernel")
+    std::string tritonVersion;  // "3.6.0"
+    std::string targetBackend;  // "cuda" or "hip"
+    std::string targetArch;     // in DeviceInfo::architecture's terms: "sm_90", "gfx942"
+    int warpSize = 32;
+    std::vector<std::uint8_t> image;  // the cubin / hsaco bytes
+    int blockRows = 0;                // BT: grid = cdiv(T, BT)
+    int numWarps = 4;                 // block = numWarps * warpSize threads
+    int numCtas = 1;
+    std::uint32_t sharedBytes = 0;    // dynamic shared memory per block
+    std::uint64_t globalScratchBytes = 0, globalScratchAlign = 1;    // per program; 0: a null pointer is passed
+    std::uint64_t profileScratchBytes = 0, profileScratchAlign = 1;
+};
+
 class Device {
 public:
     virtual ~Device() = default;
@@ -86,7 +108,26 @@ public:
     // Host in, host out, for the self-test: runs one config on `x` (rows x 128 bf16 bits) into y and rstd.
     virtual void runL2Norm(const L2NormConfig& config, std::span<const std::uint16_t> x, std::span<std::uint16_t> y,
                            std::span<float> rstd, float eps) = 0;
+
+    // The same two for a Triton binary over the prepared buffers / host data. A binary whose target is not this
+    // device is refused with the reason. The defaults throw: only the CUDA and HIP plugins load Triton binaries.
+    virtual std::unique_ptr<TimedWork> tritonL2NormWork(const TritonKernelBinary& binary, float eps);
+    virtual void runTritonL2Norm(const TritonKernelBinary& binary, std::span<const std::uint16_t> x,
+                                 std::span<std::uint16_t> y, std::span<float> rstd, float eps);
 };
+
+// The defaults of the Triton entry points (inline: plugins link none of the core's code).
+[[noreturn]] inline void throwNoTritonSupport(const DeviceInfo& info) {
+    throw Error("", "", "the " + info.backend + " backend cannot run Triton binaries (only the cuda and hip "
+                        "plugins load them)");
+}
+inline std::unique_ptr<TimedWork> Device::tritonL2NormWork(const TritonKernelBinary&, float) {
+    throwNoTritonSupport(info());
+}
+inline void Device::runTritonL2Norm(const TritonKernelBinary&, std::span<const std::uint16_t>,
+                                    std::span<std::uint16_t>, std::span<float>, float) {
+    throwNoTritonSupport(info());
+}
 
 class Backend {
 public:
@@ -117,6 +158,6 @@ inline constexpr const char* kCreateBackendSymbol = "tunescope_create_backend";
 // refused with a clear reason instead of crashing. Bump when Device, Backend or TimedWork change shape.
 using PluginAbiFn = int (*)();
 inline constexpr const char* kPluginAbiSymbol = "tunescope_plugin_abi";
-inline constexpr int kPluginAbiVersion = 2;  // 2: TimedWork::lastConditions
+inline constexpr int kPluginAbiVersion = 3;  // 2: TimedWork::lastConditions; 3: the Triton binary entry points
 
 }  // namespace tunescope

@@ -44,6 +44,12 @@ struct L2NormSelftestSummary {
 // Sizes every config runs: T = 1, 7, 65537 and 13*BT + 3 (several blocks, not a multiple of BT).
 std::vector<std::int64_t> l2normSelftestSizes(int blockRows);
 
+// Checks one case's outputs (result.rows rows of x) against the double-precision reference; fills passed, the worst
+// errors and the first bad element. Shared by the Triton binaries' self-test (triton_binaries.hpp).
+void checkL2NormCase(L2NormSelftestCase& result, const std::vector<std::uint16_t>& x,
+                     const std::vector<std::uint16_t>& y, const std::vector<float>& rstd,
+                     const L2NormSelftestOptions& options);
+
 // Runs the self-test on `device`, calling `onCase` after each (config, size). Device errors become failed cases.
 L2NormSelftestSummary runL2NormSelftest(Device& device, const L2NormSelftestOptions& options,
                                         const std::function<void(const L2NormSelftestCase&)>& onCase = {});

@@ -69,6 +69,9 @@ struct ResultRecord {
     double gbps = 0;               // bytes / median
     double copyGbps = -1;          // the copy ceiling of the same shape, -1 when not known
     double fractionOfCopy = -1;    // gbps / copyGbps, -1 when not known
+    // What was measured when it is not our l2norm: {"kernel": "triton", "name", "binary_sha256", "triton_version",
+    // "folder", "metadata_sha256", "metadata"} (triton_binaries.hpp). Null for our own kernel.
+    Json kernelSource;
     std::size_t line = 0;          // 1-based line in the file it came from
 };
 

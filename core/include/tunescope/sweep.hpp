@@ -13,6 +13,7 @@
 #include "tunescope/device.hpp"
 #include "tunescope/measurement.hpp"
 #include "tunescope/results.hpp"
+#include "tunescope/triton_binaries.hpp"
 
 namespace tunescope {
 
@@ -55,7 +56,16 @@ struct SweepPlan {
     // (replica 0, 1, ...), so that decisions between identical work can be counted (docs/sweep.md, "A/A").
     int replicas = 1;
     ShardSpec shard;
+    // What is measured: "native" (our l2norm family) or "triton" (FLA's kernel, the binaries of `triton`, a scanned
+    // Triton cache: per grid config and NB the variant FLA would launch; docs/triton-kernels.md).
+    std::string kernel = "native";
+    std::shared_ptr<const TritonCacheScan> triton;
 };
+
+// The timed work of one l2norm item: our kernel's config, or (kernel "triton") the cache's binary for (config, NB),
+// whose identity goes to `kernelSource` (null for our kernel). Throws Error naming what is missing.
+std::unique_ptr<TimedWork> makeSweepL2NormWork(Device& device, const SweepPlan& plan, const L2NormConfig& config,
+                                               int nb, Json* kernelSource);
 
 // --- building a plan (every function throws Error with a message naming the bad value) -------------------------
 

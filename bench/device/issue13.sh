@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Issue 13 on the H200 (one device call, ~6-7 minutes): FLA v0.5.2's real l2norm_fwd_kernel, compiled by the
+# machine's Triton into a cache, launched and swept from C++, checked against Triton's own do_bench, and the
+# sweep -> promote -> export-fla -> FLA strict-mode loop measured. docs/triton-kernels.md explains each step.
+# Needs, carried from the build machine: the packed Qt-free build (scripts/gpu-test-bundle.sh -> build-gpu-tests,
+# or TS_BUILD) and FLA's source in .fla/ (git archive of tag v0.5.2; never committed). Python: stdlib+torch+triton.
+# Expected device time ~7 min (compiles ~3.3 min of it); TABLE_STAGES=3 cuts ~2.5 min (25-config table only).
+# Writes $OUT/issue13.tar.gz (logs, sweep results, do_bench table, exported profile) and $OUT/summary.txt.
+#   (a) fill the Triton cache: NB 1..32 x FLA's 25 configs at Triton's default num_stages (800 variants, ~65 s),
+#       then num_stages 2 and 4 in a second cache (1600 more, in the background during (b)) for the 75-config table
+#   (b) selftest --kernel triton (every config at NB 1, 2, 32 against the CPU reference) and a short bench-l2norm
+#   (d) the full NB 1..32 x 25-config sweep of the real kernel, timed (acceptance: < 60 s)
+#   (e) promote --all-bases -> export-fla -> bench/triton_l2norm_dobench.py: FLA's l2norm_fwd in strict mode (autotuner
+#       benchmark calls counted), a same-run do_bench table of 75 configs at every NB with TuneScope's L2 flush,
+#       (c) the C++ sweep vs do_bench per NB (max |ratio-1|, Spearman over the 25 configs), and the exported
+#       config's regret per NB (worst, mean)
+set -u
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+OUT=${OUT:-/tmp/out}
+res=$OUT/issue13
+mkdir -p "$res"
+build=${TS_BUILD:-build-gpu-tests}
+cli=$PWD/$build/bin/tunescope-cli
+fla=$PWD/.fla
+cache=/tmp/tc13        # num_stages 3 (FLA's configs as FLA applies them): what the C++ side reads
+cache24=/tmp/tc13-24   # num_stages 2 and 4, merged into $cache after the sweep for the do_bench table
+rm -rf "$cache" "$cache24"
+step() { echo "=== $* ($(date +%T))" | tee -a "$res/steps.log"; }
+timed() {
+    local t0 t1 rc
+    t0=$(date +%s.%N); "$@"; rc=$?; t1=$(date +%s.%N)
+    echo "--- exit $rc, $(awk "BEGIN{printf \"%.1f\", $t1 - $t0}") s: $*" | tee -a "$res/steps.log"
+    return $rc
+}
+[ -x "$cli" ] || { echo "issue13: no $cli (pack the build with scripts/gpu-test-bundle.sh)"; exit 2; }
+[ -d "$fla/fla" ] || { echo "issue13: no FLA source in $fla"; exit 2; }
+nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,temperature.gpu --format=csv >"$res/card.txt"
+python3 -c "import triton,torch;print('triton',triton.__version__,'torch',torch.__version__)" >>"$res/card.txt" 2>&1
+cat "$res/card.txt"
+
+step "(a) fill the Triton cache: NB 1-32 x 25 configs, default num_stages"
+timed env TRITON_CACHE_DIR=$cache PYTHONUNBUFFERED=1 timeout 200 python3 scripts/fill_triton_cache.py --fla-path "$fla" \
+    --nb 1-32 --jobs 16 >"$res/fill3.log" 2>&1
+tail -2 "$res/fill3.log"
+# TABLE_STAGES=3 skips the second fill and times only the 25 configs FLA applies (saves ~2.5 minutes).
+table_stages=${TABLE_STAGES:-2,3,4}
+extra_stages=$(echo "$table_stages" | tr ',' '\n' | grep -vx 3 | paste -sd, -)
+fill24=""
+if [ -n "$extra_stages" ]; then
+    step "(a) num_stages $extra_stages into a second cache (background)"
+    ( env TRITON_CACHE_DIR=$cache24 PYTHONUNBUFFERED=1 timeout 300 python3 scripts/fill_triton_cache.py --fla-path "$fla" \
+        --nb 1-32 --stages "$extra_stages" --jobs 14 >"$res/fill24.log" 2>&1; echo "fill24 exit $?" >>"$res/fill24.log" ) &
+    fill24=$!
+fi
+
+step "(b) selftest --kernel triton (NB 1, 2, 32: 75 binaries x 4 sizes)"
+timed timeout 120 "$cli" selftest --backend cuda --kernel triton --triton-cache "$cache" --nb 1,2,32 >"$res/selftest.log" 2>&1
+tail -3 "$res/selftest.log"
+step "(b) bench-l2norm --kernel triton, NB 1 and 32"
+timed timeout 60 "$cli" bench-l2norm --backend cuda --kernel triton --triton-cache "$cache" --nb 1,32 --samples 25 \
+    --json "$res/bench-triton.json" >"$res/bench.log" 2>&1
+tail -5 "$res/bench.log"
+if [ -n "$fill24" ]; then
+    step "wait for the num_stages $extra_stages fill"
+    wait "$fill24"; tail -2 "$res/fill24.log"
+fi
+
+step "(d) sweep --kernel triton: NB 1-32 x 25 configs (acceptance: < 60 s)"
+timed timeout 150 "$cli" sweep --backend cuda --kernel triton --triton-cache "$cache" --nb 1-32 --out "$res/sweep-triton.jsonl" \
+    >"$res/sweep.log" 2>&1
+tail -4 "$res/sweep.log"
+
+step "(e) promote --all-bases -> export-fla"
+timed "$cli" promote profiles/fla-l2norm-gfx942-profile.json --results "$res/sweep-triton.jsonl" --all-bases \
+    --out "$res/promoted.json" >"$res/promote.log" 2>&1
+grep -E "warning|promoted" "$res/promote.log" | head -5
+rm -rf "$res/export"
+timed "$cli" export-fla "$res/promoted.json" --out "$res/export" --force >>"$res/promote.log" 2>&1
+python3 tests/fla_strict_check.py "$res/export" 128 16 8 16384 >"$res/strict-check.log" 2>&1; tail -1 "$res/strict-check.log"
+
+if [ -d "$cache24" ]; then
+    step "merge the num_stages $extra_stages binaries into the cache"
+    for d in "$cache24"/*/; do [ -e "$cache/$(basename "$d")" ] || cp -r "$d" "$cache/"; done
+    ls "$cache" | wc -l
+fi
+
+step "(e)+(c) FLA strict mode, do_bench table (num_stages $table_stages x 25 configs x 32 NB, TuneScope's flush), C++ vs do_bench, regret"
+timed env TRITON_CACHE_DIR=$cache PYTHONUNBUFFERED=1 timeout 330 python3 bench/triton_l2norm_dobench.py --fla-path "$fla" \
+    --nb 1-32 --stages "$table_stages" --warmup 5 --rep 20 --sweep "$res/sweep-triton.jsonl" --export "$res/export" \
+    --json "$res/dobench.json" >"$res/dobench.log" 2>&1
+tail -3 "$res/dobench.log"
+
+{
+  echo "== card"; cat "$res/card.txt"
+  echo "== steps"; cat "$res/steps.log"
+  echo "== fill"; tail -1 "$res/fill3.log"; [ -f "$res/fill24.log" ] && tail -2 "$res/fill24.log"
+  echo "== selftest"; grep -E "FAIL|not run|^selftest: (seed|PASS|FAIL)" "$res/selftest.log" | head -12
+  echo "== bench-l2norm (NB 1 and 32, best 3 each)"; grep -E "^ +(1|32) " "$res/bench.log" | sort -k1,1n -k6,6n | awk '{c[$1]++} c[$1]<=3'
+  echo "== sweep"; tail -3 "$res/sweep.log"
+  echo "== promote"; grep -E "warning|promoted" "$res/promote.log" | head -5; tail -1 "$res/strict-check.log"
+  echo "== strict / compare / regret"; grep -vE "^  NB +[0-9]+: fastest" "$res/dobench.log" | tail -80
+} >"$OUT/summary.txt" 2>&1
+gzip -f "$res"/*.jsonl 2>/dev/null
+tar czf "$OUT/issue13.tar.gz" -C "$OUT" issue13
+rm -rf "$res"
+cat "$OUT/summary.txt"

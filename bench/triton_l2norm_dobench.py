@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""FLA's real l2norm_fwd_kernel timed by Triton's own do_bench, beside TuneScope's C++ launches of the same cached
+binaries, and FLA's l2norm_fwd loading an exported profile in strict mode (issue 13, docs/triton-kernels.md).
+
+One process, in this order:
+  1. strict (with --export DIR): FLA_CACHE_MODE=strict and FLA_CONFIG_DIR=DIR are set before FLA is imported; the
+     first l2norm_fwd call of every NB is made with the autotuner's benchmark counted (a wrapper around
+     Autotuner._bench); the config FLA ran (the autotuner's cache) is recorded per NB.
+  2. table: do_bench (warmup/rep in ms, median) of every config BT x num_warps x num_stages at every NB, launched
+     through FLA's JIT function (kernel.fn[grid](..., BT=, num_warps=, num_stages=)), so from the same Triton cache
+     (TRITON_CACHE_DIR) the C++ side read. do_bench's cache clearing is replaced by TuneScope's cold-L2 flush
+     (kernels/common/gpu_backend.inc): write a buffer of max(3 x L2, 64 MiB) rounded up to 16 MiB (fill 0x5a), then
+     read all of it, before every sample.
+  3. compare (with --sweep FILE): per NB, the C++ sweep's median (kernel_source records of num_stages 3) against the
+     do_bench median of the same config: max |ratio - 1| and Spearman's rank correlation over the configs.
+  4. regret (with --export): per NB the config FLA loaded, its do_bench median over the fastest of the table.
+Python standard library + torch + triton only. Usage:
+  bench/triton_l2norm_dobench.py --fla-path .fla [--nb 1-32] [--stages 2,3,4] [--warmup 5] [--rep 20]
+      [--sweep sweep.jsonl] [--export DIR] [--json out.json]
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+BT_LIST = [8, 16, 32, 64, 128]
+WARPS_LIST = [1, 2, 4, 8, 16]
+ROWS_PER_NB = 65536
+D = 128
+
+
+def parse_list(text):
+    out = []
+    for part in text.split(","):
+        if "-" in part:
+            lo, hi = part.split("-", 1)
+            out.extend(range(int(lo), int(hi) + 1))
+        elif part:
+            out.append(int(part))
+    return out
+
+
+def ranks(values):
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    r = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            r[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return r
+
+
+def spearman(a, b):
+    ra, rb = ranks(a), ranks(b)
+    ma, mb = statistics.mean(ra), statistics.mean(rb)
+    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
+    va = sum((x - ma) ** 2 for x in ra) ** 0.5
+    vb = sum((y - mb) ** 2 for y in rb) ** 0.5
+    return cov / (va * vb) if va > 0 and vb > 0 else float("nan")
+
+
+def flush_bytes(l2_bytes):
+    """TuneScope's cold-flush size (gpu_backend.inc coldFlushBytes on CUDA)."""
+    n = max(3 * l2_bytes, 64 << 20)
+    return (n + (16 << 20) - 1) & ~((16 << 20) - 1)
+
+
+def config_key(bt, warps, stages):
+    return f"{bt}/{warps}/{stages}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--fla-path", default="", help="folder holding the 'fla' package (default: as installed)")
+    ap.add_argument("--nb", default="1-32")
+    ap.add_argument("--stages", default="2,3,4", help="num_stages of the do_bench table (default 2,3,4: 75 configs)")
+    ap.add_argument("--warmup", type=float, default=5, help="do_bench warmup, ms")
+    ap.add_argument("--rep", type=float, default=20, help="do_bench rep, ms")
+    ap.add_argument("--sweep", default="", help="TuneScope sweep results (JSON Lines) of --kernel triton to compare")
+    ap.add_argument("--export", default="", help="folder written by export-fla: run FLA's l2norm_fwd in strict mode")
+    ap.add_argument("--json", default="")
+    a = ap.parse_args()
+    nbs, stages_list = parse_list(a.nb), parse_list(a.stages)
+    if a.export:
+        # Read once by FLA at import: must be set before it is imported.
+        os.environ["FLA_CACHE_MODE"] = "strict"
+        os.environ["FLA_CONFIG_DIR"] = os.path.abspath(a.export)
+    if a.fla_path:
+        sys.path.insert(0, a.fla_path)
+    import torch
+    import triton
+    import triton.runtime.autotuner as autotuner
+    import fla
+    from fla.modules import l2norm as mod
+
+    props = torch.cuda.get_device_properties(0)
+    l2 = getattr(props, "L2_cache_size", 50 << 20)
+    print(f"triton {triton.__version__}, torch {torch.__version__}, fla {getattr(fla, '__version__', '?')}, "
+          f"{props.name}, L2 {l2 >> 20} MiB, TRITON_CACHE_DIR={os.environ.get('TRITON_CACHE_DIR', '(default)')}",
+          flush=True)
+    report = {"device": props.name, "triton": triton.__version__, "fla": getattr(fla, "__version__", "?"),
+              "warmup_ms": a.warmup, "rep_ms": a.rep}
+    max_rows = max(nbs) * ROWS_PER_NB
+    gen = torch.Generator(device="cuda").manual_seed(20261203)
+    x_all = torch.randn(max_rows, D, device="cuda", generator=gen).to(torch.bfloat16)
+    x_all[x_all == 0] = 1  # never zeros, as TuneScope's inputs
+    y_all = torch.empty_like(x_all)
+    r_all = torch.empty(max_rows, dtype=torch.float32, device="cuda")
+
+    # --- 1. FLA strict mode: the exported config, no autotuning --------------------------------------------------
+    strict = {}
+    if a.export:
+        bench_calls = {"n": 0}
+        original_bench = autotuner.Autotuner._bench
+
+        def counted_bench(self, *args, **kwargs):
+            bench_calls["n"] += 1
+            return original_bench(self, *args, **kwargs)
+
+        autotuner.Autotuner._bench = counted_bench
+        kernel = mod.l2norm_fwd_kernel
+        for nb in nbs:
+            x = x_all[: nb * ROWS_PER_NB].view(nb * 16, ROWS_PER_NB // 16, D)  # [B*L, H, D]-like; T = nb * 65536
+            before = bench_calls["n"]
+            t0 = time.time()
+            y, rstd = mod.l2norm_fwd(x)
+            torch.cuda.synchronize()
+            first_s = time.time() - t0
+            key = (D, nb, str(x.dtype), str(y.dtype), str(rstd.dtype))
+            cfg = getattr(kernel, "cache", {}).get(key) or getattr(kernel, "best_config", None)
+            ref = x.float() * torch.rsqrt((x.float() ** 2).sum(-1, keepdim=True) + 1e-6)
+            err = (y.float() - ref).abs().max().item()
+            strict[nb] = {"BT": cfg.kwargs.get("BT") if cfg else None, "num_warps": cfg.num_warps if cfg else None,
+                          "num_stages": cfg.num_stages if cfg else None, "num_ctas": cfg.num_ctas if cfg else None,
+                          "bench_calls": bench_calls["n"] - before, "first_call_s": round(first_s, 3),
+                          "max_abs_err": err}
+        autotuner.Autotuner._bench = original_bench
+        total_bench = sum(s["bench_calls"] for s in strict.values())
+        print(f"strict: FLA_CONFIG_DIR={a.export}: {len(strict)} NBs, autotuner benchmark calls: {total_bench}, "
+              f"first calls {min(s['first_call_s'] for s in strict.values()):.2f}-"
+              f"{max(s['first_call_s'] for s in strict.values()):.2f} s, max |y - ref| "
+              f"{max(s['max_abs_err'] for s in strict.values()):.3g}", flush=True)
+        report["strict"] = strict
+        report["strict_autotune_benchmark_calls"] = total_bench
+
+    # --- 2. do_bench table with TuneScope's flush --------------------------------------------------------------
+    flush = torch.empty(flush_bytes(l2), dtype=torch.uint8, device="cuda")
+    driver = triton.runtime.driver.active
+
+    def tunescope_flush(cache):
+        cache.fill_(0x5A)
+        torch.sum(cache.view(torch.int32))  # read every byte back (the result is not needed)
+
+    driver.get_empty_cache_for_benchmark = lambda: flush
+    has_clear = hasattr(driver, "clear_cache")
+    driver.clear_cache = tunescope_flush
+    assert triton.runtime.driver.active.get_empty_cache_for_benchmark() is flush, "the flush patch did not take"
+    print(f"do_bench: warmup {a.warmup} ms, rep {a.rep} ms, median; flush {flush.numel() >> 20} MiB write+read "
+          f"({'clear_cache replaced' if has_clear else 'WARNING: this Triton zeroes the buffer itself (write only)'})",
+          flush=True)
+    report["flush_bytes"] = flush.numel()
+    jit = mod.l2norm_fwd_kernel.fn
+    table = {}
+    t_table = time.time()
+    for nb in nbs:
+        T = nb * ROWS_PER_NB
+        x, y, r = x_all[:T], y_all[:T], r_all[:T]
+        row = {}
+        for stages in stages_list:
+            for warps in WARPS_LIST:
+                for bt in BT_LIST:
+                    def run(bt=bt, warps=warps, stages=stages):
+                        jit[(triton.cdiv(T, bt),)](x, y, r, 1e-6, T, D=D, BD=D, NB=nb, BT=bt, num_warps=warps,
+                                                   num_stages=stages)
+                    row[config_key(bt, warps, stages)] = 1e3 * triton.testing.do_bench(
+                        run, warmup=a.warmup, rep=a.rep, return_mode="median")
+        table[nb] = row
+        best = min(row, key=row.get)
+        print(f"  NB {nb:2d}: fastest {best} {row[best]:.2f} us ({len(row)} configs)", flush=True)
+    print(f"do_bench table: {len(nbs)} NBs x {len(table[nbs[0]])} configs in {time.time() - t_table:.0f} s", flush=True)
+    report["do_bench_us"] = {str(nb): row for nb, row in table.items()}
+
+    # --- 3. C++ sweep vs do_bench, num_stages 3 ---------------------------------------------------------------
+    if a.sweep:
+        cpp = {}
+        with open(a.sweep) as f:
+            for line in f:
+                rec = json.loads(line)
+                if rec.get("type") != "measurement" or rec.get("kind") != "l2norm" or not rec.get("kernel_source"):
+                    continue
+                c = rec["config"]
+                cpp.setdefault(rec["nb"], {})[config_key(c["BT"], c["num_warps"], c["num_stages"])] = \
+                    1e3 * rec["median_ms"]
+        print("compare: C++ sweep median (Triton binaries launched from C++) vs do_bench median, per NB over the "
+              "configs of both")
+        print("  NB  configs  max|ratio-1|  mean|ratio-1|  spearman  C++ fastest  do_bench fastest")
+        compare = {}
+        for nb in nbs:
+            keys = sorted(k for k in cpp.get(nb, {}) if k in table[nb])
+            if len(keys) < 2:
+                print(f"  {nb:2d}  (no common configs)")
+                continue
+            ours, theirs = [cpp[nb][k] for k in keys], [table[nb][k] for k in keys]
+            dev = [abs(o / t - 1) for o, t in zip(ours, theirs)]
+            rho = spearman(ours, theirs)
+            compare[nb] = {"configs": len(keys), "max_abs_ratio_minus_1": max(dev), "mean": statistics.mean(dev),
+                           "spearman": rho}
+            print(f"  {nb:2d}  {len(keys):7d}  {100 * max(dev):10.2f}%  {100 * statistics.mean(dev):11.2f}%  "
+                  f"{rho:8.3f}  {min(keys, key=lambda k: cpp[nb][k]):>11}  {min(keys, key=lambda k: table[nb][k]):>16}")
+        if compare:
+            print(f"compare: worst max|ratio-1| {100 * max(c['max_abs_ratio_minus_1'] for c in compare.values()):.2f}%"
+                  f", lowest Spearman {min(c['spearman'] for c in compare.values()):.3f}")
+        report["compare"] = compare
+
+    # --- 4. regret of the config FLA loaded ---------------------------------------------------------------------
+    if strict:
+        print("regret: the config FLA loaded (strict) vs the fastest of the do_bench table")
+        print("  NB  loaded BT/w/s   loaded us  fastest        us   regret  bench calls")
+        regrets = {}
+        for nb in nbs:
+            s = strict[nb]
+            if s["BT"] is None:
+                print(f"  {nb:2d}  no config in FLA's cache for this key")
+                continue
+            k = config_key(s["BT"], s["num_warps"], s["num_stages"])
+            best = min(table[nb], key=table[nb].get)
+            loaded = table[nb].get(k)
+            if loaded is None:
+                print(f"  {nb:2d}  {k:>13}  not in the table")
+                continue
+            regrets[nb] = loaded / table[nb][best] - 1
+            print(f"  {nb:2d}  {k:>13}  {loaded:9.2f}  {best:>9} {table[nb][best]:9.2f}  {100 * regrets[nb]:6.2f}%  "
+                  f"{s['bench_calls']:5d}")
+        if regrets:
+            worst = max(regrets, key=regrets.get)
+            print(f"regret: mean {100 * statistics.mean(regrets.values()):.2f}%, worst {100 * regrets[worst]:.2f}% "
+                  f"(NB {worst}), NBs over 1.5%: {sum(1 for v in regrets.values() if v > 0.015)}, "
+                  f"autotuner benchmark calls {report.get('strict_autotune_benchmark_calls')}")
+        report["regret"] = regrets
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(report, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,132 @@
+// Triton binaries on CUDA through the driver API (docs/triton-kernels.md). libcuda.so.1 is opened at run time, as
+// the runtime itself does, so the plugin loads (and says "no CUDA device") on machines with no driver.
+#include <cuda.h>
+#include <dlfcn.h>
+
+#include <mutex>
+#include <string>
+
+#include "triton_module.hpp"
+#include "tunescope/errors.hpp"
+
+namespace tunescope::triton {
+namespace {
+
+struct DriverApi {
+    CUresult (*moduleLoadData)(CUmodule*, const void*) = nullptr;
+    CUresult (*moduleUnload)(CUmodule) = nullptr;
+    CUresult (*moduleGetFunction)(CUfunction*, CUmodule, const char*) = nullptr;
+    CUresult (*funcGetAttribute)(int*, CUfunction_attribute, CUfunction) = nullptr;
+    CUresult (*funcSetAttribute)(CUfunction, CUfunction_attribute, int) = nullptr;
+    CUresult (*launchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             CUstream, void**, void**) = nullptr;
+    CUresult (*getErrorName)(CUresult, const char**) = nullptr;
+    CUresult (*getErrorString)(CUresult, const char**) = nullptr;
+    std::string missing;  // why the API is not usable; empty when it is
+};
+
+template <typename Fn>
+void bind(void* library, const char* name, Fn& target, std::string& missing) {
+    target = reinterpret_cast<Fn>(dlsym(library, name));
+    if (!target && missing.empty()) missing = std::string("libcuda.so.1 has no ") + name;
+}
+
+const DriverApi& driver() {
+    static DriverApi api;
+    static std::once_flag once;
+    std::call_once(once, [] {
+        void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (!library) {
+            const char* why = dlerror();
+            api.missing = std::string("cannot open libcuda.so.1: ") + (why ? why : "unknown reason");
+            return;
+        }
+        bind(library, "cuModuleLoadData", api.moduleLoadData, api.missing);
+        bind(library, "cuModuleUnload", api.moduleUnload, api.missing);
+        bind(library, "cuModuleGetFunction", api.moduleGetFunction, api.missing);
+        bind(library, "cuFuncGetAttribute", api.funcGetAttribute, api.missing);
+        bind(library, "cuFuncSetAttribute", api.funcSetAttribute, api.missing);
+        bind(library, "cuLaunchKernel", api.launchKernel, api.missing);
+        bind(library, "cuGetErrorName", api.getErrorName, api.missing);
+        bind(library, "cuGetErrorString", api.getErrorString, api.missing);
+    });
+    return api;
+}
+
+std::string resultText(CUresult result) {
+    const char* name = nullptr;
+    const char* text = nullptr;
+    if (driver().getErrorName) driver().getErrorName(result, &name);
+    if (driver().getErrorString) driver().getErrorString(result, &text);
+    return std::string(name ? name : "CUDA_ERROR_" + std::to_string(int(result))) + (text ? std::string(": ") + text : "");
+}
+
+// Statically allocated shared memory above this needs the opt-in attribute (Triton's launcher does the same).
+constexpr unsigned kDefaultSharedLimit = 48 * 1024;
+
+}  // namespace
+
+struct TritonModule::Impl {
+    TritonKernelBinary binary;  // launch settings; the image itself is dropped once loaded (the driver copies it)
+    CUmodule module = nullptr;
+    CUfunction function = nullptr;
+};
+
+TritonModule::TritonModule(const TritonKernelBinary& binary) : impl_(std::make_unique<Impl>()) {
+    const DriverApi& api = driver();
+    if (!api.missing.empty()) throw Error(binary.label, "", "cannot load a Triton binary: " + api.missing);
+    if (binary.image.empty()) throw Error(binary.label, "", "is empty");
+    auto fail = [&](const char* what, CUresult result) {
+        throw Error(binary.label, "", std::string(what) + " failed: " + resultText(result));
+    };
+    CUresult result = api.moduleLoadData(&impl_->module, binary.image.data());
+    if (result != CUDA_SUCCESS) fail("cuModuleLoadData", result);
+    result = api.moduleGetFunction(&impl_->function, impl_->module, binary.kernelName.c_str());
+    if (result != CUDA_SUCCESS) {
+        api.moduleUnload(impl_->module);
+        fail(("cuModuleGetFunction(" + binary.kernelName + ")").c_str(), result);
+    }
+    if (binary.sharedBytes > kDefaultSharedLimit) {
+        int staticShared = 0;
+        result = api.funcGetAttribute(&staticShared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, impl_->function);
+        if (result == CUDA_SUCCESS) {
+            result = api.funcSetAttribute(impl_->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                          int(binary.sharedBytes) - staticShared);
+        }
+        if (result != CUDA_SUCCESS) {
+            api.moduleUnload(impl_->module);
+            fail("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", result);
+        }
+    }
+    impl_->binary = binary;
+    impl_->binary.image.clear();  // the driver keeps its own copy
+}
+
+TritonModule::~TritonModule() {
+    if (impl_ && impl_->module) driver().moduleUnload(impl_->module);
+}
+
+std::uint64_t TritonModule::programs(std::int64_t rows) const {
+    return (std::uint64_t(rows) + std::uint64_t(impl_->binary.blockRows) - 1) / std::uint64_t(impl_->binary.blockRows);
+}
+
+void TritonModule::launch(const void* x, void* y, float* rstd, float eps, std::int64_t rows, void* globalScratch,
+                          void* profileScratch, void* stream) const {
+    const TritonKernelBinary& b = impl_->binary;
+    if (rows <= 0 || rows > 0x7fffffff) {
+        throw Error(b.label, "", "T = " + std::to_string(rows) + " rows does not fit the kernel's i32 T");
+    }
+    CUdeviceptr xArg = reinterpret_cast<CUdeviceptr>(x), yArg = reinterpret_cast<CUdeviceptr>(y),
+                rstdArg = reinterpret_cast<CUdeviceptr>(rstd), globalArg = reinterpret_cast<CUdeviceptr>(globalScratch),
+                profileArg = reinterpret_cast<CUdeviceptr>(profileScratch);
+    float epsArg = eps;
+    std::int32_t rowsArg = std::int32_t(rows);
+    // Exactly Triton 3.6's order: the kernel's parameters, then global_scratch, then profile_scratch.
+    void* params[] = {&xArg, &yArg, &rstdArg, &epsArg, &rowsArg, &globalArg, &profileArg};
+    const unsigned grid = unsigned(programs(rows));
+    const CUresult result = driver().launchKernel(impl_->function, grid, 1, 1, unsigned(b.warpSize * b.numWarps), 1, 1,
+                                                  b.sharedBytes, static_cast<CUstream>(stream), params, nullptr);
+    if (result != CUDA_SUCCESS) throw Error(b.label, "", "cuLaunchKernel failed: " + resultText(result));
+}
+
+}  // namespace tunescope::triton
