@@ -597,8 +597,8 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
     double confirmReserve = confirmSeconds(settings, Regime::Sustained, confirmEntries, baselineMs) +
                             confirmSeconds(settings, Regime::Burst, burstEntries, baselineMs);
     // A budget too small for the confirm stage as set shortens its blocks and gaps (never its rounds), so that
-    // it takes at most 60% of the budget; the report's confirm settings say what ran.
-    if (const double scale = std::clamp(0.6 * options.budgetSeconds / confirmReserve, 0.2, 1.0); scale < 1.0) {
+    // it takes at most 80% of the budget; the report's confirm settings say what ran.
+    if (const double scale = std::clamp(0.8 * options.budgetSeconds / confirmReserve, 0.2, 1.0); scale < 1.0) {
         settings.blockSeconds *= scale;
         settings.warmupSeconds *= scale;
         settings.preheatSeconds *= scale;
