@@ -247,18 +247,20 @@ ConfirmRun runConfirm(GemmBackend& backend, const std::vector<ConfirmEntry>& ent
     for (auto& m : run.entries) m.regime = regime;
     const int rounds = std::max(2, regime == Regime::Burst ? settings.burstRounds : settings.rounds);
 
-    // Balanced order: a random base order, rotated by one each round (every entry visits every position) and
-    // reversed every other round (every entry follows and precedes each other one).
-    std::vector<std::size_t> base(n);
-    for (std::size_t i = 0; i < n; ++i) base[i] = i;
+    // Balanced in pairs of rounds (ABBA): a fresh random order, then the same order reversed, so that a linear
+    // drift over a pair cancels for every entry, and a drift that repeats with the rounds' period (a fixed order
+    // or a rotation would lock onto it, biasing position against position) becomes noise the interval sees.
     std::mt19937_64 rng(orderSeed);
-    std::shuffle(base.begin(), base.end(), rng);
     std::vector<std::vector<std::size_t>> orders;
+    std::vector<std::size_t> order(n);
     for (int round = 0; round < rounds; ++round) {
-        std::vector<std::size_t> order(n);
-        for (std::size_t p = 0; p < n; ++p) order[p] = base[(p + std::size_t(round)) % n];
-        if (round % 2) std::reverse(order.begin(), order.end());
-        orders.push_back(std::move(order));
+        if (round % 2 == 0) {
+            for (std::size_t i = 0; i < n; ++i) order[i] = i;
+            std::shuffle(order.begin(), order.end(), rng);
+        } else {
+            std::reverse(order.begin(), order.end());
+        }
+        orders.push_back(order);
     }
 
     std::vector<GemmBackend::Block> blocks;
