@@ -1,6 +1,8 @@
-// The exploration driver: heuristics -> explicit split-k checks -> first pass of the heuristic answers ->
-// guided search -> finalists re-timed back to back (measurement engine) -> selection. Everything measured is kept
-// in the result, also when single algorithms fail.
+// The exploration driver: heuristics -> explicit split-k checks -> first pass of the heuristic answers -> guided
+// search (first pass against interleaved heuristic-top items) -> screen (randomly ordered passes) -> confirm
+// (finalists, top and A/A control in ABBA rounds of blocks; sustained and burst after idle) -> selection on the
+// paired per-round gain's interval (docs/explorer.md). Everything measured is kept in the result, also when single
+// algorithms fail.
 #include <algorithm>
 #include <chrono>
 #include <cmath>

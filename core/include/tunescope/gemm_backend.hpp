@@ -185,9 +185,10 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
                                  const ExploreProgressFn& progress = {});
 
 // The confirm stage on its own (explore and replay both use it): entries[0] is the heuristic top, the A/A control
-// (the top again) is added, and every entry gets a block in each balanced round (random base order, rotated each
-// round, reversed every other round), in one regime. Returns one measurement per entry (paired with entry 0) and
-// the A/A control's last; an entry whose block failed has its error set instead.
+// (the top again) is added, and every entry gets a block in each round, in one regime. Rounds come in ABBA pairs (a
+// fresh random order, then it reversed). Returns one measurement per entry, each finalist paired per round with the
+// geometric mean of the two top blocks, and the A/A control last (its second top block over the first); an entry
+// whose block failed has its error set instead.
 struct ConfirmEntry {
     RawAlgo raw{};
     std::uint64_t workspaceBytes = 0;
