@@ -31,8 +31,8 @@ t_start=$(date +%s)
 
 # name | explore arguments
 shapes=(
-  "8192^3-bf16-1|--m 8192 --n 8192 --k 8192 --dtype bf16"
-  "8192^3-bf16-2|--m 8192 --n 8192 --k 8192 --dtype bf16"
+  "8192x8192x8192-bf16-1|--m 8192 --n 8192 --k 8192 --dtype bf16"
+  "8192x8192x8192-bf16-2|--m 8192 --n 8192 --k 8192 --dtype bf16"
   "1024x28672x5376|--m 1024 --n 28672 --k 5376 --dtype bf16"
   "64x5376x14336|--m 64 --n 5376 --k 14336 --dtype bf16"
   "seed-bf16|--m 37824 --m-logical 37810 --n 5376 --k 14336 --dtype bf16"
@@ -67,7 +67,7 @@ def load(path):
 def fmt(g, lo, hi):
     return "-" if g is None else f"{g:+.2f}% [{lo:+.2f}, {hi:+.2f}]"
 rows = []
-for name in ["8192^3-bf16-1", "8192^3-bf16-2", "1024x28672x5376", "64x5376x14336", "seed-bf16", "seed-fp8"]:
+for name in ["8192x8192x8192-bf16-1", "8192x8192x8192-bf16-2", "1024x28672x5376", "64x5376x14336", "seed-bf16", "seed-fp8"]:
     r = load(os.path.join(res, f"explore_{name}.json"))
     a = load(os.path.join(res, f"ab_{name}.json"))
     sel = r.get("selected") or {}
@@ -103,5 +103,8 @@ for row in [head] + rows:
     print(" | ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip())
 PY
 grep -E "^total" "$log" >>"$OUT/summary.txt"
+for out in "$res"/explore_*.out "$res"/ab_*.out; do
+  [ -f "$out" ] && { echo "== $(basename "$out")"; grep -vE "^(A|B) \(|^B is|^outputs" "$out" | tail -n 14; } >>"$OUT/summary.txt"
+done
 tar czf "$OUT/issue12.tar.gz" -C "$OUT" issue12 && rm -rf "$res"
 cat "$OUT/summary.txt"
