@@ -1,7 +1,9 @@
 // The cuBLASLt explorer's driver (runExploration) end to end on the CPU, over a scripted GemmBackend whose kernels
-// follow a power model: a launch takes max(cycles / max clock, energy / power limit). With a 700 W limit every good
-// kernel is energy-bound (the H200 story: fewer cycles buy nothing), with no limit the fewest cycles win. Also the
-// plugin loader's refusal of a plugin built for another interface.
+// follow a power model: sustained, a launch takes max(cycles / max clock, energy / power limit); in a burst after
+// idle the card boosts and only the cycles count. Measurements are noisy the way the H200's are (BENCHMARKS.md runs
+// 7-8, docs/explorer.md): a short first-pass measurement is off by ~3% (the power state of that moment, partly
+// shared with its neighbours, partly its own), a 0.5 s block by ~0.4%, and the card drifts slowly (±1.5% over
+// tens of seconds of simulated time). Also the plugin loader's refusal of a plugin built for another interface.
 #include <QtTest/QtTest>
 
 #include <cmath>
@@ -9,6 +11,7 @@
 #include <cstring>
 #include <future>
 #include <map>
+#include <random>
 #include <string>
 
 #include "tunescope/errors.hpp"
@@ -25,9 +28,9 @@ namespace {
 
 constexpr double kMaxClockMHz = 1980.0;
 
-// The model's cost of one configuration: clock cycles (millions) and energy (joules) per launch. The cycles are
-// lowest at tile 428 / custom 5, the energy lowest at the heuristic top (tile 420 / custom 4): under a power limit
-// the heuristic top is (just) the fastest, without one tile 428 / custom 5 is 10.7% faster.
+// The model's cost of one configuration: clock cycles (millions) and energy (joules) per launch. The energy is
+// lowest at the heuristic top (tile 420 / custom 4), the cycles at tile 428 / custom 5: under a power limit the
+// heuristic top is the fastest, in bursts (and without a limit) tile 428 / custom 5 is 4% faster.
 struct KernelCost {
     double megacycles = 0.0;
     double joules = 0.0;
@@ -35,12 +38,16 @@ struct KernelCost {
 
 KernelCost costOf(const g::AlgoConfig& c) {
     KernelCost k;
-    k.megacycles = 10.8 + 0.15 * std::abs(int(c.tileId) - 428) + 0.1 * std::abs(int(c.customOption) - 5) +
-                   (c.clusterShape == 3 ? 0.0 : 0.5) + (c.stagesId == 35 ? 0.0 : 0.3);
-    k.joules = 5.80 + 0.002 * std::abs(int(c.tileId) - 420) + 0.01 * std::abs(int(c.customOption) - 4) +
-               (c.clusterShape == 3 ? 0.0 : 0.3) + (c.stagesId == 35 ? 0.0 : 0.2);
+    k.megacycles = 10.8 * (1.0 + 0.004 * std::abs(int(c.tileId) - 428) + 0.01 * std::abs(int(c.customOption) - 5) +
+                           (c.clusterShape == 3 ? 0.0 : 0.04) + (c.stagesId == 35 ? 0.0 : 0.03));
+    k.joules = 5.80 * (1.0 + 0.006 * std::abs(int(c.tileId) - 420) + 0.015 * std::abs(int(c.customOption) - 4) +
+                       (c.clusterShape == 3 ? 0.0 : 0.04) + (c.stagesId == 35 ? 0.0 : 0.03));
     return k;
 }
+
+g::AlgoConfig topConfig() { return g::parseAlgoConfigText("algo=66,tile=420,stages=35,custom=4,cluster=3"); }
+g::AlgoConfig fewestCyclesConfig() { return g::parseAlgoConfigText("algo=66,tile=428,stages=35,custom=5,cluster=3"); }
+g::AlgoConfig alternativeConfig() { return g::parseAlgoConfigText("algo=66,tile=424,stages=35,custom=4,cluster=3"); }
 
 bool validConfig(const g::AlgoConfig& c) {
     return c.algorithmId == 66 && c.splitK == 1 && c.tileId >= 400 && c.tileId <= 440 &&
@@ -79,11 +86,22 @@ std::shared_future<std::string> readyHash() {
     return promise.get_future().share();
 }
 
+// How noisy the scripted card is (fractions, standard deviations).
+struct Noise {
+    double momentError = 0.025;    // a short measurement's power-state error, shared with what runs near it in time
+    double momentSeconds = 1.0;    // ... correlation time of that state
+    double itemError = 0.015;      // a short measurement's own error (with momentError: ~3% per candidate)
+    double blockError = 0.004;     // a 0.5 s block's or a burst's own error
+    double launchJitter = 0.002;
+    double driftAmplitude = 0.015; // slow drift (sinusoid)
+    double driftPeriodSeconds = 40.0;
+};
+
 class ScriptedGemmBackend;
 
 class ScriptedWork final : public g::GemmWork {
 public:
-    ScriptedWork(const ScriptedGemmBackend& backend, g::AlgoConfig config) : backend_(backend), config_(config) {}
+    ScriptedWork(ScriptedGemmBackend& backend, g::AlgoConfig config) : backend_(backend), config_(config) {}
     void launch() override {}
     void beforeSample(bool) override {}
     double timeSampleMs() override;
@@ -91,36 +109,59 @@ public:
     std::uint64_t bytesMoved() const override { return 1; }
 
 private:
-    const ScriptedGemmBackend& backend_;
+    ScriptedGemmBackend& backend_;
     g::AlgoConfig config_;
-    int sample_ = 0;
 };
 
 class ScriptedGemmBackend final : public g::GemmBackend {
 public:
-    explicit ScriptedGemmBackend(double powerLimitW) : powerLimitW_(powerLimitW) {}
+    ScriptedGemmBackend(double powerLimitW, std::uint64_t seed, Noise noise = {})
+        : powerLimitW_(powerLimitW), noise_(noise), rng_(seed) {
+        phase_ = std::uniform_real_distribution<double>(0.0, 6.283185307)(rng_);
+    }
 
-    // With `efficientAlternative`, tile 428 / custom 5 uses 8% less energy than the heuristic top but 2% more
-    // cycles: under a power limit it runs faster at a higher clock, which only a comparison in time can see.
+    // alternativeEnergy: the energy of tile 424 / custom 4 relative to the heuristic top (0: the landscape's own),
+    // with 2% more cycles, so that only a comparison in time (not in cycles) sees its gain under the limit.
     KernelCost cost(const g::AlgoConfig& c) const {
         KernelCost k = costOf(c);
-        if (efficientAlternative && c.tileId == 428 && c.customOption == 5 && c.clusterShape == 3 && c.stagesId == 35) {
-            const KernelCost top = costOf(g::parseAlgoConfigText("algo=66,tile=420,stages=35,custom=4,cluster=3"));
-            k.joules = 0.92 * top.joules;
-            k.megacycles = 1.02 * top.megacycles;
+        if (alternativeEnergy > 0 && c == alternativeConfig()) {
+            const KernelCost top = costOf(topConfig());
+            k.joules = alternativeEnergy * top.joules;
+            k.megacycles = (alternativeEnergy == 1.0 ? 1.0 : 1.02) * top.megacycles;
         }
         return k;
     }
-
-    // Time and clock of one launch under the power model, with a deterministic +-0.1% jitter per sample.
-    double timeMs(const g::AlgoConfig& c, int sample = 2) const {
+    // The true time of one launch: sustained (power-limited when the energy bound is higher) or boosted.
+    double trueMs(const g::AlgoConfig& c, bool boosted) const {
         const KernelCost k = cost(c);
-        const double unlimited = k.megacycles / kMaxClockMHz * 1000.0;
-        const double energyBound = k.joules / powerLimitW_ * 1000.0;
-        return std::max(unlimited, energyBound) * (1.0 + 0.0005 * double(sample % 5 - 2));
+        const double cyclesBound = k.megacycles / kMaxClockMHz * 1000.0;
+        return boosted ? cyclesBound : std::max(cyclesBound, k.joules / powerLimitW_ * 1000.0);
     }
-    int clockMHz(const g::AlgoConfig& c) const {
-        return int(std::lround(cost(c).megacycles * 1000.0 / timeMs(c)));
+    double clockOf(const g::AlgoConfig& c, double ms) const { return cost(c).megacycles * 1000.0 / ms; }
+
+    // One short measurement's error: the power state of this moment (an Ornstein-Uhlenbeck process in simulated
+    // time, so items close in time share most of it) times its own.
+    double momentFactor() {
+        const double decay = std::exp(-sinceMoment_ / noise_.momentSeconds);
+        moment_ = moment_ * decay + std::sqrt(1.0 - decay * decay) * noise_.momentError * gauss();
+        sinceMoment_ = 0.0;
+        return 1.0 + moment_;
+    }
+    double drift() const { return 1.0 + noise_.driftAmplitude * std::sin(6.283185307 * now_ / noise_.driftPeriodSeconds + phase_); }
+    double gauss() { return std::normal_distribution<double>(0.0, 1.0)(rng_); }
+    // Runs `launches` launches; returns the per-launch times.
+    std::vector<double> run(const g::AlgoConfig& c, int launches, bool boosted, double measurementFactor) {
+        std::vector<double> times;
+        for (int i = 0; i < launches; ++i) {
+            const double ms = trueMs(c, boosted) * drift() * measurementFactor * (1.0 + noise_.launchJitter * gauss());
+            advance(ms / 1000.0);
+            times.push_back(ms);
+        }
+        return times;
+    }
+    void advance(double seconds) {
+        now_ += seconds;
+        sinceMoment_ += seconds;
     }
 
     g::GemmEnvironment environment() const override {
@@ -146,11 +187,8 @@ public:
         set.requestedCount = requestedCount;
         for (std::uint32_t tile : {420u, 410u}) {
             g::HeuristicAlgo h;
-            h.config.algorithmId = 66;
+            h.config = topConfig();
             h.config.tileId = tile;
-            h.config.stagesId = 35;
-            h.config.customOption = 4;
-            h.config.clusterShape = 3;
             h.raw = encode(h.config);
             h.requiredWorkspaceBytes = 4;
             h.waves = 35.9;
@@ -204,47 +242,75 @@ public:
         std::vector<FirstPassResult> results;
         for (const FirstPassItem& item : items) {
             const g::AlgoConfig c = decodeRaw(item.raw);
+            const double factor = momentFactor() * (1.0 + noise_.itemError * gauss());
+            run(c, item.warmups, false, factor);
             FirstPassResult r;
-            for (int s = 0; s < item.samples; ++s) r.samplesMs.push_back(timeMs(c, s));
-            r.smClockMHz = clockMHz(c);
+            r.samplesMs = run(c, item.samples, false, factor);
+            r.smClockMHz = int(clockOf(c, r.samplesMs.back()));
             r.parity = checkOutput(item.makeBaseline);
             results.push_back(std::move(r));
         }
+        advance(0.002);  // the host's round trip after a batch
         return results;
     }
     int firstPassBatchLimit() const override { return 16; }
-    void keepBusy(const g::RawAlgo&, std::uint64_t, int) override {}
-    g::PowerWindow powerWindow(const g::RawAlgo& raw, std::uint64_t, double seconds, double msPerLaunch) override {
-        const g::AlgoConfig c = decodeRaw(raw);
-        ++powerWindows;
-        if (failPowerWindowOfTile == c.tileId) throw Error("", "", "cudaEventSynchronize failed: cudaErrorLaunchFailure");
-        g::PowerWindow w;
-        w.launches = int(std::ceil(seconds * 1000.0 / msPerLaunch));
-        w.msPerLaunch = timeMs(c);
-        w.seconds = w.msPerLaunch * w.launches / 1000.0;
-        w.joulesPerLaunch = cost(c).joules;
-        w.meanPowerW = w.joulesPerLaunch / w.msPerLaunch * 1000.0;
-        w.powerLimitW = powerLimitW_;
-        w.meanSmClockMHz = clockMHz(c);
-        w.megacyclesPerLaunch = w.msPerLaunch * w.meanSmClockMHz / 1000.0;
-        const bool capped = w.meanPowerW >= 0.999 * powerLimitW_;
-        w.readings = 100;
-        w.powerCapReadings = capped ? 100 : 0;
-        w.clockEventReasons = capped ? 0x4 : 0;
-        return w;
+    void keepBusy(const g::RawAlgo& raw, std::uint64_t, int launches) override {
+        advance(launches * trueMs(decodeRaw(raw), false) / 1000.0);
+    }
+    std::vector<BlockResult> runBlocks(const std::vector<Block>& blocks) override {
+        std::vector<BlockResult> results;
+        for (const Block& block : blocks) {
+            const g::AlgoConfig c = decodeRaw(block.raw);
+            ++blocksRun;
+            BlockResult r;
+            if (failBlocksOfTile == c.tileId) {
+                r.error = "cublasLtMatmul failed: CUBLAS_STATUS_EXECUTION_FAILED";
+                results.push_back(r);
+                continue;
+            }
+            advance(block.idleBeforeSeconds);
+            // After a second of idle the card boosts for a short burst; otherwise it is in its sustained state.
+            const bool boosted = block.idleBeforeSeconds >= 1.0;
+            const double factor = 1.0 + noise_.blockError * gauss();
+            run(c, block.warmups, boosted, factor);
+            std::vector<double> times = run(c, std::max(1, block.launches), boosted, factor);
+            double sum = 0.0;
+            for (double t : times) sum += t;
+            std::sort(times.begin(), times.end());
+            r.launches = int(times.size());
+            r.medianMsPerLaunch = times[times.size() / 2];
+            r.meanMsPerLaunch = sum / double(times.size());
+            r.seconds = sum / 1000.0;
+            r.joulesPerLaunch = cost(c).joules * (1.0 + 0.002 * gauss());
+            r.meanPowerReadingW = r.joulesPerLaunch / r.meanMsPerLaunch * 1000.0;
+            r.powerLimitW = powerLimitW_;
+            r.meanSmClockMHz = clockOf(c, r.meanMsPerLaunch);
+            const bool capped = !boosted && r.meanPowerReadingW >= 0.99 * powerLimitW_;
+            r.readings = std::max(1, int(r.seconds * 100));
+            r.powerCapReadings = capped ? r.readings : 0;
+            r.clockEventReasons = capped ? 0x4 : 0;
+            results.push_back(r);
+        }
+        return results;
     }
 
     bool prepared = false;
-    bool efficientAlternative = false;
-    int powerWindows = 0;
-    std::uint32_t failPowerWindowOfTile = 0;
+    double alternativeEnergy = 0.0;
+    int blocksRun = 0;
+    std::uint32_t failBlocksOfTile = 0;
 
 private:
     double powerLimitW_;
+    Noise noise_;
+    std::mt19937_64 rng_;
+    double phase_ = 0.0;
+    double now_ = 0.0;
+    double moment_ = 0.0;
+    double sinceMoment_ = 1e9;
 };
 
-double ScriptedWork::timeSampleMs() { return backend_.timeMs(config_, sample_++); }
-int ScriptedWork::lastSmClockMHz() const { return backend_.clockMHz(config_); }
+double ScriptedWork::timeSampleMs() { return backend_.run(config_, 1, false, 1.0).front(); }
+int ScriptedWork::lastSmClockMHz() const { return int(backend_.clockOf(config_, backend_.trueMs(config_, false))); }
 
 g::ExploreOptions seedShapeOptions() {
     g::ExploreOptions options;
@@ -252,17 +318,14 @@ g::ExploreOptions seedShapeOptions() {
     options.spec.mLogical = 37810;
     options.spec.n = 5376;
     options.spec.k = 14336;
-    options.budgetSeconds = 20.0;
-    options.powerWindowSeconds = 1.0;
+    options.budgetSeconds = 60.0;
     return options;
 }
 
-const g::Candidate& byTile(const g::ExplorationResult& r, std::uint32_t tile, std::uint32_t custom) {
+const g::Candidate& byConfig(const g::ExplorationResult& r, const g::AlgoConfig& config) {
     for (const g::Candidate& c : r.candidates)
-        if (c.config.tileId == tile && c.config.customOption == custom && c.config.clusterShape == 3 &&
-            c.config.stagesId == 35)
-            return c;
-    throw Error("", "", "no candidate with tile " + std::to_string(tile));
+        if (c.config == config) return c;
+    throw Error("", "", "no candidate " + config.describe());
 }
 
 }  // namespace
@@ -272,137 +335,230 @@ class TestGemmDriver : public QObject {
 
 private slots:
     void powerLimitedCardKeepsTheHeuristicTop() {
-        ScriptedGemmBackend backend(700.0);
+        ScriptedGemmBackend backend(700.0, 1);
         g::ExploreOptions options = seedShapeOptions();
-        // The config with the fewest cycles is always a finalist, so its power window is measured.
-        options.requestedConfigs.push_back(g::parseAlgoConfigText("algo=66,tile=428,stages=35,custom=5,cluster=3"));
+        // The config with the fewest cycles is always a finalist, so it is confirmed and its power is measured.
+        options.requestedConfigs.push_back(fewestCyclesConfig());
         std::vector<std::string> progress;
         const g::ExplorationResult r = g::runExploration(backend, options, [&](const std::string& l) { progress.push_back(l); });
         QVERIFY2(r.failure.empty(), r.failure.c_str());
         QVERIFY(backend.prepared);
         QCOMPARE(r.baselineIndex, 0);
-        QCOMPARE(r.candidates[0].config.tileId, std::uint32_t(420));
+        QCOMPARE(r.candidates[0].config, topConfig());
         QVERIFY(r.stats.timed > 100);  // the search went well beyond the heuristics
 
-        // Every finalist has a power window; the baseline ran at the limit.
-        int windows = 0;
+        // The screen ran over the shortlist; the finalists were confirmed with power read per block.
+        int screened = 0, finalists = 0;
         for (const auto& c : r.candidates) {
-            QCOMPARE(bool(c.power), bool(c.final));
-            windows += bool(c.power);
+            screened += bool(c.screen);
+            if (c.index != 0 && c.sustained) ++finalists;
+            QCOMPARE(bool(c.power), bool(c.sustained));
+            if (c.screen) QCOMPARE(int(c.screen->ratios.size()), 3);  // the first pass and two screen passes
         }
-        QCOMPARE(backend.powerWindows, windows);
-        QVERIFY(windows >= 3);
+        QCOMPARE(screened, options.screenCandidates + 1);
+        QVERIFY(finalists >= 2 && finalists <= options.finalists + 1);
+        QVERIFY(r.aaSustained && r.aaSustained->vsTop.rounds == options.confirm.rounds);
+        QVERIFY(r.aaBurst && r.aaBurst->vsTop.rounds == options.confirm.burstRounds);
         const g::PowerWindow& base = *r.candidates[0].power;
         QVERIFY(base.powerLimited());
-        QVERIFY(std::fabs(base.meanPowerW - 700.0) < 1.0);
-        QVERIFY(std::fabs(base.joulesPerLaunch - 5.80) < 1e-9);
+        QVERIFY(std::fabs(base.meanPowerW - 700.0) < 15.0);
 
-        // Under the limit nothing beats the heuristic top beyond noise: it stays.
+        // Under the limit nothing beats the heuristic top: it stays, and the report says by how much the best
+        // alternative lost, with its interval.
         QCOMPARE(r.selection.candidateIndex, 0);
         QVERIFY(!r.selection.leftBaseline);
+        QVERIFY(!r.selection.tooNoisy);
+        QVERIFY(r.selection.bestAlternative > 0);
+        QVERIFY2(r.selection.reason.find("does not clear") != std::string::npos, r.selection.reason.c_str());
         QVERIFY(r.power.measured);
         QVERIFY(r.power.powerLimited);
-        QCOMPARE(r.power.powerLimitedWindows, windows);
-        // The fewest-cycles config needs ~10% fewer cycles and slightly more energy; the summary says so.
-        const g::Candidate& fewestCycles = byTile(r, 428, 5);
-        QVERIFY(fewestCycles.power);
-        const double cycles = 100.0 * (fewestCycles.power->megacyclesPerLaunch / base.megacyclesPerLaunch - 1.0);
-        QVERIFY2(cycles < -9.0 && cycles > -12.0, std::to_string(cycles).c_str());
-        QVERIFY(fewestCycles.power->joulesPerLaunch > base.joulesPerLaunch);
-        QVERIFY(r.power.fastestFinalist > 0);
+        // The fewest-cycles config: ~6% slower sustained (more energy), ~4% faster in bursts after idle.
+        const g::Candidate& fewest = byConfig(r, fewestCyclesConfig());
+        QVERIFY(fewest.sustained);
+        QVERIFY2(fewest.sustained->vsTop.highPercent < -4.0, std::to_string(fewest.sustained->vsTop.gainPercent).c_str());
+        QVERIFY(fewest.power->joulesPerLaunch > base.joulesPerLaunch);
         QVERIFY(r.power.note.find("power-limited") != std::string::npos);
-        QVERIFY(r.finalistMethod.find("power-limited") != std::string::npos);
         bool saidPower = false;
-        for (const auto& line : progress) saidPower |= line.rfind("power #0: ", 0) == 0 && line.find("700.0 W") != std::string::npos;
+        for (const auto& line : progress) saidPower |= line.rfind("power #0: ", 0) == 0 && line.find(" W of 700.0 W") != std::string::npos;
         QVERIFY(saidPower);
 
-        // The report carries the windows and the summary, and loads through the report model.
+        // The report carries the screen, the confirm rounds, the A/A control and the power, and loads through the
+        // report model.
         const Json report = g::buildExplorerReport(r);
         QVERIFY(report["power_state"]["power_limited"].get<bool>());
         QCOMPARE(report["power_state"]["power_limit_w"].get<double>(), 700.0);
         QCOMPARE(report["candidates"][0]["power"]["clock_event_reason_names"][0].get<std::string>(),
                  std::string("sw_power_cap"));
-        QVERIFY(report["candidates"][0]["power"]["power_limited"].get<bool>());
+        QCOMPARE(report["confirm"]["aa_control"]["sustained"]["ms_per_round"].size(), std::size_t(options.confirm.rounds));
+        QVERIFY(report["confirm"]["aa_control"]["sustained"]["vs_top"]["interval_95_percent"].is_array());
+        QCOMPARE(report["confirm"]["best_alternative_index"].get<int>(), r.selection.bestAlternative);
+        QVERIFY(report["confirm"]["best_alternative"]["raw_algo_hex"].is_string());
+        const Json& fewestJson = report["candidates"][std::size_t(fewest.index)];
+        QCOMPARE(fewestJson["confirm"]["sustained"]["top_ms_per_round"].size(), std::size_t(options.confirm.rounds));
+        QVERIFY(fewestJson["screen"]["score"].is_number());
+        QVERIFY(report["selected"]["improvement_interval_95_percent"].is_null());  // the top itself
         const tunescope::CublasLtReport model = tunescope::parseReportText(tunescope::dumpJson(report), "x.json");
         QVERIFY(model.selected);
     }
 
-    void powerLimitedCardSelectsTheLeastEnergy() {
-        // A kernel 8% faster under the limit because it draws less power (and so clocks higher, spending 2% more
-        // cycles): selected on time, which a cycle-space check would have refused.
-        ScriptedGemmBackend backend(700.0);
-        backend.efficientAlternative = true;
-        const g::ExplorationResult r = g::runExploration(backend, seedShapeOptions());
-        QVERIFY2(r.failure.empty(), r.failure.c_str());
-        QVERIFY(r.power.powerLimited);
-        QVERIFY(r.selection.leftBaseline);
-        const g::Candidate& selected = r.candidates[std::size_t(r.selection.candidateIndex)];
-        QCOMPARE(selected.config.tileId, std::uint32_t(428));
-        QCOMPARE(selected.final->verdictVsBaseline, std::string("FASTER"));
-        QVERIFY2(r.selection.gainPercent > 7.5 && r.selection.gainPercent < 8.5,
-                 std::to_string(r.selection.gainPercent).c_str());
-        QVERIFY(selected.final->meanSmClockMHz > r.candidates[0].final->meanSmClockMHz);
-        QVERIFY(r.power.energyChangePercent < -7.0);
-        QVERIFY(r.power.cyclesChangePercent > 1.0);
+    // CI acceptance (issue 12): with a ~3% first-pass error per candidate, a config that uses 5% less energy
+    // (and 2% more cycles) is selected in at least 36 of 40 seeds, and nothing else is ever selected.
+    void fivePercentLessEnergyIsSelectedAcrossSeeds() {
+        int selected = 0, covered = 0;
+        std::vector<std::string> misses;
+        double gainSum = 0.0;
+        for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+            ScriptedGemmBackend backend(700.0, seed);
+            backend.alternativeEnergy = 0.95;
+            g::ExploreOptions options = seedShapeOptions();
+            options.dataSeed = seed;
+            const g::ExplorationResult r = g::runExploration(backend, options);
+            QVERIFY2(r.failure.empty(), r.failure.c_str());
+            if (r.selection.leftBaseline) {
+                const g::Candidate& c = r.candidates[std::size_t(r.selection.candidateIndex)];
+                QVERIFY2(c.config == alternativeConfig(), ("seed " + std::to_string(seed) + " selected " +
+                                                           c.config.describe()).c_str());
+                // Near the true gain (1 - 0.95 = 5%); the 95% interval holds it in most seeds.
+                QVERIFY2(r.selection.lowPercent > 1.0 && std::fabs(r.selection.gainPercent - 5.0) < 1.0,
+                         r.selection.reason.c_str());
+                covered += r.selection.lowPercent <= 5.0 && r.selection.highPercent >= 5.0;
+                gainSum += r.selection.gainPercent;
+                ++selected;
+            } else {
+                misses.push_back("seed " + std::to_string(seed) + ": " + r.selection.reason);
+            }
+        }
+        for (const auto& m : misses) qInfo("%s", m.c_str());
+        qInfo("selected in %d of 40 seeds, mean gain %.2f%%, interval holds 5%% in %d", selected,
+              selected ? gainSum / selected : 0.0, covered);
+        QVERIFY2(selected >= 36, std::to_string(selected).c_str());
+        QVERIFY2(covered >= selected * 8 / 10, std::to_string(covered).c_str());
+        QVERIFY(std::fabs(gainSum / selected - 5.0) < 0.5);
     }
 
-    void replayJudgesThePowerStateToo() {
-        ScriptedGemmBackend backend(700.0);
-        backend.efficientAlternative = true;
+    // CI acceptance: an alternative with no real difference (same energy and cycles as the top) is never selected.
+    void noRealDifferenceSelectsNothingAcrossSeeds() {
+        int tooNoisy = 0;
+        for (std::uint64_t seed = 101; seed <= 140; ++seed) {
+            ScriptedGemmBackend backend(700.0, seed);
+            backend.alternativeEnergy = 1.0;
+            g::ExploreOptions options = seedShapeOptions();
+            options.dataSeed = seed;
+            options.requestedConfigs.push_back(alternativeConfig());  // always confirmed
+            const g::ExplorationResult r = g::runExploration(backend, options);
+            QVERIFY2(r.failure.empty(), r.failure.c_str());
+            QVERIFY2(!r.selection.leftBaseline, ("seed " + std::to_string(seed) + ": " + r.selection.reason).c_str());
+            QCOMPARE(r.selection.candidateIndex, 0);
+            const g::Candidate& same = byConfig(r, alternativeConfig());
+            QVERIFY(same.sustained && same.sustained->vsTop.valid());
+            QVERIFY2(std::fabs(same.sustained->vsTop.gainPercent) < 1.0, r.selection.reason.c_str());
+            tooNoisy += r.selection.tooNoisy;
+        }
+        QVERIFY(tooNoisy <= 2);
+    }
+
+    void swingingCardWidensTheIntervals() {
+        // A card whose speed swings by 5% every 3 s (about one confirm round): the randomised ABBA rounds turn the
+        // swing into round-to-round noise that the intervals show, instead of a bias between positions, so an
+        // alternative with no real difference is (almost) never selected and the A/A interval widens.
+        Noise swinging;
+        swinging.driftAmplitude = 0.05;
+        swinging.driftPeriodSeconds = 3.0;
+        int selected = 0;
+        double aaWidth = 0.0;
+        for (std::uint64_t seed = 201; seed <= 210; ++seed) {
+            ScriptedGemmBackend backend(700.0, seed, swinging);
+            backend.alternativeEnergy = 1.0;
+            g::ExploreOptions options = seedShapeOptions();
+            options.requestedConfigs.push_back(alternativeConfig());
+            const g::ExplorationResult r = g::runExploration(backend, options);
+            selected += r.selection.leftBaseline;
+            QVERIFY(r.aaSustained);
+            aaWidth += (r.aaSustained->vsTop.highPercent - r.aaSustained->vsTop.lowPercent) / 10.0;
+        }
+        qInfo("selected in %d of 10 seeds, mean A/A interval width %.2f pp", selected, aaWidth);
+        QVERIFY2(selected <= 1, std::to_string(selected).c_str());
+        QVERIFY2(aaWidth > 1.5, std::to_string(aaWidth).c_str());
+    }
+
+    void burstRegimeSelectsTheFewestCycles() {
+        // Under the limit the fewest-cycles config loses sustained and wins in bursts after idle: the default
+        // (sustained) keeps the top, --regime burst selects it; both regimes are reported either way.
+        for (g::Regime regime : {g::Regime::Sustained, g::Regime::Burst}) {
+            ScriptedGemmBackend backend(700.0, 7);
+            g::ExploreOptions options = seedShapeOptions();
+            options.rule.regime = regime;
+            options.requestedConfigs.push_back(fewestCyclesConfig());
+            const g::ExplorationResult r = g::runExploration(backend, options);
+            QVERIFY2(r.failure.empty(), r.failure.c_str());
+            const g::Candidate& fewest = byConfig(r, fewestCyclesConfig());
+            QVERIFY(fewest.sustained && fewest.sustained->vsTop.highPercent < 0);
+            if (regime == g::Regime::Sustained) {
+                QVERIFY(!r.selection.leftBaseline);
+                continue;
+            }
+            QVERIFY(fewest.burst && fewest.burst->vsTop.valid());
+            QVERIFY2(r.selection.leftBaseline, r.selection.reason.c_str());
+            QCOMPARE(r.candidates[std::size_t(r.selection.candidateIndex)].config, fewestCyclesConfig());
+            QVERIFY2(r.selection.gainPercent > 3.0 && r.selection.gainPercent < 5.0, r.selection.reason.c_str());
+            QVERIFY(r.selection.regime == g::Regime::Burst);
+            QVERIFY(r.aaBurst && r.aaBurst->vsTop.valid());
+            const Json report = g::buildExplorerReport(r);
+            QCOMPARE(report["selected"]["regime"].get<std::string>(), std::string("burst"));
+            QVERIFY(report["selected"]["sustained"]["gain_percent"].get<double>() < 0);
+            QVERIFY(report["selected"]["burst"]["gain_percent"].get<double>() > 3.0);
+        }
+    }
+
+    void replayUsesTheConfirmStage() {
+        ScriptedGemmBackend backend(700.0, 3);
+        backend.alternativeEnergy = 0.95;
         const g::ExplorationResult r = g::runExploration(backend, seedShapeOptions());
-        QVERIFY(r.selection.leftBaseline);
+        QVERIFY2(r.selection.leftBaseline, r.selection.reason.c_str());
         const g::ReplayPlan plan = g::replayPlanFromReport(g::buildExplorerReport(r), "explore.json");
-        const g::ReplayOutcome replay = g::runReplay(backend, plan, 4);
+        QVERIFY(plan.reportedInterval);
+        QCOMPARE(plan.reportedLowPercent, r.selection.lowPercent);
+        const int before = backend.blocksRun;
+        const g::ReplayOutcome replay = g::runReplay(backend, plan, g::ConfirmSettings{});
         QVERIFY2(replay.refusal.empty(), replay.refusal.c_str());
+        // Top, selection and A/A in 6 sustained rounds (after the preheat block) and 4 burst rounds.
+        QCOMPARE(backend.blocksRun - before, 1 + 3 * 6 + 3 * 4);
+        QCOMPARE(replay.verdict, std::string("FASTER"));
+        QVERIFY(replay.sustained && replay.sustained->vsTop.lowPercent > 3.0 && replay.sustained->vsTop.highPercent < 7.0);
+        QVERIFY(replay.aaSustained && replay.aaSustained->vsTop.containsZero99());
+        // In bursts after idle the 2% extra cycles show: slower there.
+        QVERIFY(replay.burst && replay.burst->vsTop.highPercent < 0);
         QVERIFY(replay.baselinePower && replay.baselinePower->powerLimited());
-        QCOMPARE(replay.verdict, std::string("FASTER"));  // on times: the selection holds up
-        QVERIFY(replay.gainPercent > 7.5);
-        // Without the power window the cycle check refuses the same gap.
-        const g::ReplayOutcome blind = g::runReplay(backend, plan, 4, {}, 0.0);
-        QVERIFY(!blind.baselinePower);
-        QCOMPARE(blind.verdict, std::string("AMBIGUOUS"));
     }
 
     void unlimitedCardSelectsTheFewestCycles() {
-        ScriptedGemmBackend backend(100000.0);
+        ScriptedGemmBackend backend(100000.0, 5);
         const g::ExplorationResult r = g::runExploration(backend, seedShapeOptions());
         QVERIFY2(r.failure.empty(), r.failure.c_str());
-        // The search finds tile 428 / custom 5 / cluster 3 / stages 35 and it wins back to back.
-        QVERIFY(r.selection.leftBaseline);
+        QVERIFY2(r.selection.leftBaseline, r.selection.reason.c_str());
         const g::Candidate& selected = r.candidates[std::size_t(r.selection.candidateIndex)];
-        QCOMPARE(selected.config.tileId, std::uint32_t(428));
-        QCOMPARE(selected.config.customOption, std::uint32_t(5));
+        QCOMPARE(selected.config, fewestCyclesConfig());
         QCOMPARE(selected.final->verdictVsBaseline, std::string("FASTER"));
-        QVERIFY2(r.selection.gainPercent > 10.0 && r.selection.gainPercent < 11.5,
-                 std::to_string(r.selection.gainPercent).c_str());
+        QVERIFY2(r.selection.lowPercent > 2.5 && r.selection.highPercent < 5.5, r.selection.reason.c_str());
         QVERIFY(r.power.measured);
         QVERIFY(!r.power.powerLimited);
         QVERIFY(r.power.note.find("not power-limited") != std::string::npos);
-        QVERIFY(r.finalistMethod.find("confirmed in clock cycles") != std::string::npos);
     }
 
-    void failedPowerWindowIsRecordedAndTheRestStands() {
-        ScriptedGemmBackend backend(700.0);
-        backend.failPowerWindowOfTile = 420;  // the baseline's
+    void failingFinalistIsRecordedAndTheRestStands() {
+        ScriptedGemmBackend backend(700.0, 9);
+        backend.failBlocksOfTile = 428;
         g::ExploreOptions options = seedShapeOptions();
+        options.requestedConfigs.push_back(fewestCyclesConfig());
         const g::ExplorationResult r = g::runExploration(backend, options);
         QVERIFY2(r.failure.empty(), r.failure.c_str());
-        QVERIFY(r.candidates[0].power);
-        QVERIFY(r.candidates[0].power->error.find("cudaErrorLaunchFailure") != std::string::npos);
-        QVERIFY(r.candidates[0].final);  // its timing stands
-        QVERIFY(!r.power.measured);
-        QVERIFY(r.power.note.find("no power reading") != std::string::npos);
+        const g::Candidate& failed = byConfig(r, fewestCyclesConfig());
+        QVERIFY(failed.error.find("failed while confirmed: cublasLtMatmul failed") == 0);
+        QVERIFY(!failed.sustained);
+        QVERIFY(r.aaSustained);
         QCOMPARE(r.selection.candidateIndex, 0);
         const Json report = g::buildExplorerReport(r);
-        QVERIFY(report["candidates"][0]["power"]["error"].is_string());
-        QVERIFY(!report["power_state"]["measured"].get<bool>());
-
-        // And with the windows off, none is taken.
-        ScriptedGemmBackend quiet(700.0);
-        options.powerWindowSeconds = 0.0;
-        const g::ExplorationResult off = g::runExploration(quiet, options);
-        QCOMPARE(quiet.powerWindows, 0);
-        QVERIFY(off.power.note.find("--power-window 0") != std::string::npos);
+        QVERIFY(report["candidates"][std::size_t(failed.index)]["error"].is_string());
     }
 
     void clockEventReasonsAreNamed() {
@@ -427,7 +583,7 @@ private slots:
         const g::GemmBackendProbe probe = g::loadGemmBackend("/nonexistent/bin");
         qunsetenv("TUNESCOPE_PLUGIN_DIR");
         QVERIFY(!probe.refused.empty());
-        QVERIFY(probe.refused.front().find("built for explorer interface 1, this tunescope needs 2") != std::string::npos);
+        QVERIFY(probe.refused.front().find("built for explorer interface 1, this tunescope needs 3") != std::string::npos);
         QVERIFY(probe.refused.front().find(stale) != std::string::npos);
         // The stale plugin was never asked to create a backend (it aborts if it is); any backend found came from a
         // later folder (the build's own plugin), or the reason names the refusal.

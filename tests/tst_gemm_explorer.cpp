@@ -55,6 +55,15 @@ g::Candidate timedCandidate(int index, double firstMs, double finalMs, bool bitw
     c.parity.bitwiseEqualToBaseline = bitwise;
     c.parity.maxRelError = bitwise ? 0.001 : 0.004;
     if (finalMs > 0) {
+        // Six confirm rounds around the given median (the top at 8.0 ms), spread by `noise`.
+        g::RegimeMeasurement m;
+        for (int round = 0; round < 6; ++round) {
+            const double wobble = 1.0 + noise * double(round % 3 - 1);
+            m.msPerRound.push_back(finalMs * wobble);
+            m.topMsPerRound.push_back(8.0 * (1.0 + noise * double((round + 1) % 3 - 1)));
+        }
+        if (index != 0) m.vsTop = g::pairedGain(m.topMsPerRound, m.msPerRound);
+        c.sustained = m;
         g::FinalMeasurement f;
         f.medianMs = finalMs;
         f.p20Ms = finalMs * 0.99;
@@ -291,56 +300,105 @@ private slots:
     }
 
     // --- Selection rule -------------------------------------------------------------------------------------
-    void exactParityPicksFastestBitwiseEqual() {
-        std::vector<g::Candidate> c{timedCandidate(0, 8.2, 8.20, true), timedCandidate(1, 7.0, 7.00, false),
+    void pairedGainFromRounds() {
+        // Candidate 2% faster in every round, with spread: the interval is the t interval of the log ratios.
+        const std::vector<double> top{10.0, 10.2, 9.9, 10.1, 10.0, 10.3};
+        const std::vector<double> cand{9.80, 9.95, 9.72, 9.92, 9.78, 10.12};
+        const g::PairedGain gain = g::pairedGain(top, cand);
+        QCOMPARE(gain.rounds, 6);
+        QCOMPARE(gain.roundsFaster, 6);
+        double mean = 0.0, ss = 0.0;
+        std::vector<double> logs;
+        for (std::size_t i = 0; i < top.size(); ++i) logs.push_back(std::log(cand[i] / top[i]));
+        for (double x : logs) mean += x / 6.0;
+        for (double x : logs) ss += (x - mean) * (x - mean);
+        const double half = 2.571 * std::sqrt(ss / 5.0 / 6.0);
+        QVERIFY(std::fabs(gain.gainPercent - 100.0 * (1.0 - std::exp(mean))) < 1e-9);
+        QVERIFY(std::fabs(gain.lowPercent - 100.0 * (1.0 - std::exp(mean + half))) < 1e-9);
+        QVERIFY(std::fabs(gain.highPercent - 100.0 * (1.0 - std::exp(mean - half))) < 1e-9);
+        QVERIFY(gain.lowPercent < gain.gainPercent && gain.gainPercent < gain.highPercent);
+        QVERIFY(gain.low99Percent < gain.lowPercent && gain.high99Percent > gain.highPercent);
+        QVERIFY(!gain.containsZero());
+        // Rounds, not launches, are the unit: the same ratios in more rounds narrow the interval by the t
+        // quantile and sqrt(n), nothing else.
+        QCOMPARE(g::studentT975(5), 2.571);
+        QCOMPARE(g::studentT975(1000), 1.96);
+        QCOMPARE(g::studentT995(5), 4.032);
+        QVERIFY(!g::pairedGain({8.0}, {7.0}).valid());
+        QVERIFY(expectError([] { g::pairedGain({1.0, 2.0}, {1.0}); }).message().find("rounds") != std::string::npos);
+        QVERIFY(g::regimeFromString("burst") == g::Regime::Burst);
+        QVERIFY(expectError([] { g::regimeFromString("peak"); }).message().find("unknown regime 'peak'") != std::string::npos);
+    }
+
+    void exactParityPicksTheBestConfirmedBitwiseEqual() {
+        std::vector<g::Candidate> c{timedCandidate(0, 8.0, 8.00, true), timedCandidate(1, 7.0, 7.00, false),
                                     timedCandidate(2, 7.5, 7.45, true), timedCandidate(3, 7.6, 7.60, true)};
-        const g::Selection s = g::selectCandidate(c, 0, g::SelectionRule{});
+        const std::optional<g::PairedGain> aa = g::pairedGain({8.0, 8.1, 7.9, 8.0}, {8.01, 8.08, 7.91, 7.99});
+        const g::Selection s = g::selectCandidate(c, 0, g::SelectionRule{}, aa);
         QCOMPARE(s.candidateIndex, 2);
         QVERIFY(s.leftBaseline);
-        QVERIFY(std::fabs(s.gainPercent - 100.0 * (8.2 - 7.45) / 8.2) < 1e-9);
+        QVERIFY(std::fabs(s.gainPercent - c[2].sustained->vsTop.gainPercent) < 1e-12);
+        QVERIFY(s.lowPercent > 1.0);
+        QVERIFY(s.reason.find("[95% interval") != std::string::npos);
 
         g::SelectionRule loose;
         loose.exactParity = false;
         loose.errorBound = 0.01;
-        QCOMPARE(g::selectCandidate(c, 0, loose).candidateIndex, 1);  // within the bound: the fastest
+        QCOMPARE(g::selectCandidate(c, 0, loose, aa).candidateIndex, 1);  // within the bound: the largest gain
         loose.errorBound = 0.003;
-        QCOMPARE(g::selectCandidate(c, 0, loose).candidateIndex, 2);  // 0.004 is over it
+        QCOMPARE(g::selectCandidate(c, 0, loose, aa).candidateIndex, 2);  // 0.004 is over it
+        // Selecting on bursts needs burst rounds: none here, the top stays.
+        g::SelectionRule burst;
+        burst.regime = g::Regime::Burst;
+        const g::Selection none = g::selectCandidate(c, 0, burst, aa);
+        QCOMPARE(none.candidateIndex, 0);
+        QVERIFY(none.reason.find("burst") != std::string::npos);
     }
 
-    void gainWithinNoiseKeepsTheBaseline() {
-        std::vector<g::Candidate> c{timedCandidate(0, 8.0, 8.00, true), timedCandidate(1, 7.9, 7.88, true)};
-        g::Selection s = g::selectCandidate(c, 0, g::SelectionRule{});  // 1.5% < 2%
+    void intervalMustClearTheThreshold() {
+        const std::optional<g::PairedGain> aa = g::pairedGain({8.0, 8.1, 7.9}, {8.0, 8.1, 7.9});
+        // 1.5% with a tight spread clears 1%.
+        std::vector<g::Candidate> c{timedCandidate(0, 8.0, 8.00, true), timedCandidate(1, 7.9, 7.88, true, 0.0005)};
+        g::Selection s = g::selectCandidate(c, 0, g::SelectionRule{}, aa);
+        QCOMPARE(s.candidateIndex, 1);
+        // The same point gain with a 3% spread per round: the interval's lower end does not clear 1%.
+        std::vector<g::Candidate> noisy{timedCandidate(0, 8.0, 8.00, true), timedCandidate(1, 7.9, 7.88, true, 0.03)};
+        s = g::selectCandidate(noisy, 0, g::SelectionRule{}, aa);
         QCOMPARE(s.candidateIndex, 0);
         QVERIFY(!s.leftBaseline);
-        QVERIFY(s.reason.find("noise") != std::string::npos);
+        QCOMPARE(s.bestAlternative, 1);
+        QVERIFY2(s.reason.find("does not clear 1.00%") != std::string::npos, s.reason.c_str());
+        QVERIFY(std::fabs(s.requiredGainPercent - 1.0) < 1e-12);
+        // A higher threshold.
+        g::SelectionRule strict;
+        strict.noiseThreshold = 0.02;
+        QCOMPARE(g::selectCandidate(c, 0, strict, aa).candidateIndex, 0);
+    }
 
-        // 4% would pass the 2% threshold, but the measured noise is 5%.
-        std::vector<g::Candidate> noisy{timedCandidate(0, 8.0, 8.00, true, 0.05), timedCandidate(1, 7.7, 7.68, true)};
-        s = g::selectCandidate(noisy, 0, g::SelectionRule{});
+    void aaControlOutsideZeroIsTooNoisy() {
+        std::vector<g::Candidate> c{timedCandidate(0, 8.0, 8.00, true), timedCandidate(1, 7.0, 7.00, true, 0.0005)};
+        // The top against itself 3% apart in every round: the machine (or the order) is biased.
+        const std::optional<g::PairedGain> biased = g::pairedGain({8.0, 8.1, 7.9, 8.0}, {7.76, 7.86, 7.66, 7.75});
+        QVERIFY(!biased->containsZero99());
+        g::Selection s = g::selectCandidate(c, 0, g::SelectionRule{}, biased);
         QCOMPARE(s.candidateIndex, 0);
-        QVERIFY(std::fabs(s.requiredGainPercent - 5.0) < 1e-9);
-
-        // Beyond the noise but the engine's back-to-back comparison is not FASTER.
-        std::vector<g::Candidate> ambiguous{timedCandidate(0, 8.0, 8.00, true),
-                                            timedCandidate(1, 7.5, 7.50, true, 0.002, "AMBIGUOUS")};
-        s = g::selectCandidate(ambiguous, 0, g::SelectionRule{});
+        QVERIFY(s.tooNoisy);
+        QVERIFY(s.reason.rfind("too noisy to decide", 0) == 0);
+        // No A/A at all: nothing is decided either.
+        s = g::selectCandidate(c, 0, g::SelectionRule{}, std::nullopt);
         QCOMPARE(s.candidateIndex, 0);
-        QVERIFY(s.reason.find("AMBIGUOUS") != std::string::npos);
-
-        // A custom threshold.
-        g::SelectionRule tight;
-        tight.noiseThreshold = 0.01;
-        QCOMPARE(g::selectCandidate(c, 0, tight).candidateIndex, 1);
+        QVERIFY(s.reason.find("A/A") != std::string::npos);
     }
 
     void tiesAndIneligibleCandidates() {
+        const std::optional<g::PairedGain> aa = g::pairedGain({8.0, 8.1, 7.9}, {8.0, 8.1, 7.9});
         std::vector<g::Candidate> c{timedCandidate(0, 8.0, 8.0, true), timedCandidate(1, 7.0, 7.0, true),
                                     timedCandidate(2, 7.0, 7.0, true), timedCandidate(3, 6.0, 6.0, true),
                                     timedCandidate(4, 6.0, 0.0, true)};
-        c[3].error = "failed while re-timed: CUBLAS_STATUS_EXECUTION_FAILED";
-        // c[4] was never re-timed (no final): it cannot be selected
-        const g::Selection s = g::selectCandidate(c, 0, g::SelectionRule{});
-        QCOMPARE(s.candidateIndex, 1);  // equal medians: the lower index
+        c[3].error = "failed while confirmed: CUBLAS_STATUS_EXECUTION_FAILED";
+        // c[4] was never confirmed: it cannot be selected
+        const g::Selection s = g::selectCandidate(c, 0, g::SelectionRule{}, aa);
+        QCOMPARE(s.candidateIndex, 1);  // equal gains: the lower index
         QVERIFY(!g::eligibleUnderRule(c[3], g::SelectionRule{}));
         g::Candidate nan = timedCandidate(5, 5.0, 5.0, true);
         nan.parity.finite = false;
@@ -348,10 +406,10 @@ private slots:
 
         // Nothing eligible: the baseline stays, and says why.
         std::vector<g::Candidate> none{timedCandidate(0, 8.0, 8.0, true), timedCandidate(1, 6.0, 6.0, false)};
-        const g::Selection keep = g::selectCandidate(none, 0, g::SelectionRule{});
+        const g::Selection keep = g::selectCandidate(none, 0, g::SelectionRule{}, aa);
         QCOMPARE(keep.candidateIndex, 0);
         QVERIFY(keep.reason.find("bitwise") != std::string::npos);
-        QCOMPARE(g::selectCandidate({}, 0, g::SelectionRule{}).candidateIndex, -1);
+        QCOMPARE(g::selectCandidate({}, 0, g::SelectionRule{}, aa).candidateIndex, -1);
     }
 
     // --- Guided search --------------------------------------------------------------------------------------
@@ -541,6 +599,10 @@ private slots:
         QCOMPARE(report["candidates"].size(), std::size_t(2));
         QCOMPARE(report["candidates"][1]["parity"]["bitwise_equal_to_baseline"].get<bool>(), true);
         QCOMPARE(report["selected"]["improvement_percent"].get<double>(), r.selection.gainPercent);
+        QCOMPARE(report["selected"]["improvement_interval_95_percent"][0].get<double>(), r.selection.lowPercent);
+        QCOMPARE(report["selected"]["regime"].get<std::string>(), std::string("sustained"));
+        QCOMPARE(report["candidates"][1]["confirm"]["sustained"]["ms_per_round"].size(), std::size_t(6));
+        QVERIFY(report["confirm"]["aa_control"]["sustained"]["vs_top"]["interval_99_percent"].is_array());
         const g::ReplayPlan plan = g::replayPlanFromReport(report, "explore.json");
         QCOMPARE(plan.cublasLtVersion, std::uint64_t(130100));
         QCOMPARE(plan.selected.tileId, std::uint32_t(428));
@@ -620,7 +682,9 @@ private:
         r.candidates = {base, best};
         r.baselineIndex = 0;
         r.baselineWorkspaceBytes = 64ull << 20;
-        r.selection = g::selectCandidate(r.candidates, 0, r.rule);
+        r.aaSustained = r.candidates[0].sustained;
+        r.aaSustained->vsTop = g::pairedGain(r.aaSustained->topMsPerRound, r.aaSustained->topMsPerRound);
+        r.selection = g::selectCandidate(r.candidates, 0, r.rule, r.aaSustained->vsTop);
         return r;
     }
 };

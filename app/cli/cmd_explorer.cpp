@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "commands.hpp"
@@ -34,6 +35,26 @@ std::string fixed(double value, int digits) {
     return out.str();
 }
 
+// The confirm stage's settings, shared by explore and replay.
+void addConfirmOptions(CLI::App& command, ConfirmSettings& confirm) {
+    command.add_option("--rounds", confirm.rounds, "sustained confirm rounds (blocks back to back)")->capture_default_str();
+    command.add_option("--block-seconds", confirm.blockSeconds, "timed seconds of each sustained block")
+        ->capture_default_str();
+    command.add_option("--burst-rounds", confirm.burstRounds, "burst confirm rounds (0: no burst regime)")
+        ->capture_default_str();
+    command.add_option("--burst-idle", confirm.burstIdleSeconds, "idle seconds before each burst")->capture_default_str();
+    command.add_option("--burst-launches", confirm.burstLaunches, "launches per burst")->capture_default_str();
+}
+
+void validateConfirmSettings(const ConfirmSettings& c) {
+    if (c.rounds < 3 || c.rounds > 100) throw Error("", "", "--rounds must be 3 to 100 (rounds are the unit of the interval)");
+    if (!(c.blockSeconds >= 0.01 && c.blockSeconds <= 10)) throw Error("", "", "--block-seconds must be 0.01 to 10");
+    if (c.burstRounds != 0 && (c.burstRounds < 3 || c.burstRounds > 100))
+        throw Error("", "", "--burst-rounds must be 0 (off) or 3 to 100");
+    if (!(c.burstIdleSeconds >= 0 && c.burstIdleSeconds <= 10)) throw Error("", "", "--burst-idle must be 0 to 10 seconds");
+    if (c.burstLaunches < 1 || c.burstLaunches > 1000) throw Error("", "", "--burst-launches must be 1 to 1000");
+}
+
 // Loads the plugin or explains why not; sets the exit code (77 when this machine cannot run it at all).
 LoadedGemmBackend openBackend(const char* command, CliContext& ctx) {
     GemmBackendProbe probe = loadGemmBackend(executableDir());
@@ -49,14 +70,16 @@ struct ExploreArgs {
     std::int64_t m = 0, n = 0, k = 0, mLogical = 0, nLogical = 0, kLogical = 0;
     std::string dtype = "bf16", layout = "TN", workspaces = "0,4,8,16,32,64", out;
     int heuristics = 32;
-    double budget = 150.0;
+    double budget = 60.0;
     bool exactParity = false;
     double errorBound = -1.0;
-    double noiseThreshold = 0.02;
+    double noiseThreshold = 0.01;
     std::uint64_t seed = 20261202;
-    int finalists = 6;
-    int rounds = 4;
-    double powerWindow = 1.0;
+    int screen = 16;
+    int screenPasses = 2;
+    int finalists = 3;
+    std::string regime = "sustained";
+    ConfirmSettings confirm;
     bool quiet = false;
     std::vector<std::string> configs;
 };
@@ -83,11 +106,14 @@ int runExplore(const ExploreArgs& args, CliContext& ctx) {
     options.rule.noiseThreshold = args.noiseThreshold;
     options.budgetSeconds = args.budget;
     options.dataSeed = args.seed;
+    if (args.finalists < 1 || args.screen < 1 || args.screenPasses < 1)
+        throw Error("", "", "--finalists, --screen and --screen-passes must be at least 1");
     options.finalists = args.finalists;
-    options.finalistRounds = args.rounds;
-    if (!(args.powerWindow >= 0 && args.powerWindow <= 60))
-        throw Error("", "", "--power-window must be 0 (off) to 60 seconds");
-    options.powerWindowSeconds = args.powerWindow;
+    options.screenCandidates = args.screen;
+    options.screenPasses = args.screenPasses;
+    options.rule.regime = regimeFromString(args.regime);
+    validateConfirmSettings(args.confirm);
+    options.confirm = args.confirm;
     for (const std::string& text : args.configs) options.requestedConfigs.push_back(parseAlgoConfigText(text));
 
     LoadedGemmBackend backend = openBackend("explore", ctx);
@@ -113,12 +139,27 @@ int runExplore(const ExploreArgs& args, CliContext& ctx) {
               << fixed(result.wallSeconds, 1) << " s: " << result.candidates.size() << " candidates timed, "
               << result.stats.checks << " configurations checked\n";
     if (base.final) std::cout << "heuristic top: " << base.config.describe() << ": " << fixed(base.final->medianMs, 4) << " ms\n";
-    if (result.selection.candidateIndex >= 0) {
+    if (result.selection.leftBaseline) {
         const Candidate& sel = result.candidates[std::size_t(result.selection.candidateIndex)];
         std::cout << "selected:      " << sel.config.describe() << ": "
                   << (sel.final ? fixed(sel.final->medianMs, 4) + " ms" : std::string("-")) << " ("
-                  << fixed(result.selection.gainPercent, 2) << "% vs heuristic top)\n";
+                  << fixed(result.selection.gainPercent, 2) << "% [" << fixed(result.selection.lowPercent, 2) << ", "
+                  << fixed(result.selection.highPercent, 2) << "] vs heuristic top, " << toString(result.selection.regime)
+                  << ")\n";
     }
+    for (const Candidate& c : result.candidates) {
+        if (c.index == result.baselineIndex || (!c.sustained && !c.burst)) continue;
+        std::cout << "finalist #" << c.index << ":";
+        for (const auto* m : {&c.sustained, &c.burst})
+            if (*m && (*m)->vsTop.valid())
+                std::cout << " " << toString((*m)->regime) << " " << fixed((*m)->vsTop.gainPercent, 2) << "% ["
+                          << fixed((*m)->vsTop.lowPercent, 2) << ", " << fixed((*m)->vsTop.highPercent, 2) << "]";
+        std::cout << '\n';
+    }
+    for (const auto* aa : {&result.aaSustained, &result.aaBurst})
+        if (*aa && (*aa)->vsTop.valid())
+            std::cout << "A/A control " << toString((*aa)->regime) << ": " << fixed((*aa)->vsTop.gainPercent, 2) << "% ["
+                      << fixed((*aa)->vsTop.lowPercent, 2) << ", " << fixed((*aa)->vsTop.highPercent, 2) << "]\n";
     std::cout << result.selection.reason << '\n';
     if (result.power.measured) std::cout << "power: " << result.power.note << '\n';
     std::cout << "report: " << args.out << '\n';
@@ -127,8 +168,25 @@ int runExplore(const ExploreArgs& args, CliContext& ctx) {
 
 struct ReplayArgs {
     std::string report, out;
-    int rounds = 6;
+    ConfirmSettings confirm;
 };
+
+Json gainJson(const std::optional<RegimeMeasurement>& m) {
+    if (!m || !m->vsTop.valid()) return nullptr;
+    return {{"gain_percent", m->vsTop.gainPercent},
+            {"interval_95_percent", Json::array({m->vsTop.lowPercent, m->vsTop.highPercent})},
+            {"rounds", m->vsTop.rounds},
+            {"rounds_faster", m->vsTop.roundsFaster},
+            {"ms_per_round", m->msPerRound},
+            {"top_ms_per_round", m->topMsPerRound}};
+}
+
+std::string gainText(const std::optional<RegimeMeasurement>& m) {
+    if (!m || !m->vsTop.valid()) return "-";
+    return fixed(m->vsTop.gainPercent, 2) + "% [" + fixed(m->vsTop.lowPercent, 2) + ", " +
+           fixed(m->vsTop.highPercent, 2) + "], faster in " + std::to_string(m->vsTop.roundsFaster) + " of " +
+           std::to_string(m->vsTop.rounds) + " rounds";
+}
 
 int runReplayCommand(const ReplayArgs& args, CliContext& ctx) {
     const Json report = readJsonFile(args.report);
@@ -136,30 +194,35 @@ int runReplayCommand(const ReplayArgs& args, CliContext& ctx) {
     LoadedGemmBackend backend = openBackend("replay", ctx);
     if (!backend) return ctx.exitCode;
     auto progress = [](const std::string& line) { std::cerr << "[replay] " << line << '\n'; };
-    const ReplayOutcome outcome = runReplay(*backend.get(), plan, args.rounds, progress);
+    validateConfirmSettings(args.confirm);
+    const ReplayOutcome outcome = runReplay(*backend.get(), plan, args.confirm, progress);
     if (!outcome.refusal.empty()) {
         std::cerr << "tunescope-cli: replay: refused: " << outcome.refusal << '\n';
         return kExitInvalid;
     }
     std::cout << "replayed " << describe(plan.spec) << ": selected " << fixed(outcome.selected.medianMs, 4)
-              << " ms vs heuristic top " << fixed(outcome.baseline.medianMs, 4) << " ms: "
-              << fixed(outcome.gainPercent, 2) << "% faster (" << outcome.verdict << "); report said "
-              << fixed(plan.selectedMedianMs, 4) << " vs " << fixed(plan.baselineMedianMs, 4) << " ms\n";
+              << " ms vs heuristic top " << fixed(outcome.baseline.medianMs, 4) << " ms (" << outcome.verdict << ")\n";
+    std::cout << "sustained: " << gainText(outcome.sustained) << "; A/A " << gainText(outcome.aaSustained) << '\n';
+    std::cout << "burst:     " << gainText(outcome.burst) << "; A/A " << gainText(outcome.aaBurst) << '\n';
+    if (plan.reportedInterval)
+        std::cout << "report said " << fixed(plan.reportedGainPercent, 2) << "% [" << fixed(plan.reportedLowPercent, 2)
+                  << ", " << fixed(plan.reportedHighPercent, 2) << "]\n";
     std::cout << "output SHA-256 " << outcome.sha256 << (outcome.sha256MatchesReport ? " matches" : " DIFFERS from")
               << " the report\n";
     if (const auto& p = outcome.baselinePower; p && p->error.empty() && p->meanPowerW > 0)
         std::cout << "power: heuristic top " << fixed(p->meanPowerW, 1) << " W"
                   << (p->powerLimitW > 0 ? " of " + fixed(p->powerLimitW, 1) + " W" : std::string())
-                  << (p->powerLimited() ? " (power-limited: verdict on times alone)" : "") << '\n';
+                  << (p->powerLimited() ? " (power-limited)" : "") << '\n';
     if (!args.out.empty()) {
         Json j;
         j["report"] = args.report;
         j["cublaslt_version"] = plan.cublasLtVersion;
         j["selected_median_ms"] = outcome.selected.medianMs;
-        j["selected_noise"] = outcome.selected.noise;
         j["baseline_median_ms"] = outcome.baseline.medianMs;
-        j["baseline_noise"] = outcome.baseline.noise;
         j["improvement_percent"] = outcome.gainPercent;
+        j["sustained"] = gainJson(outcome.sustained);
+        j["burst"] = gainJson(outcome.burst);
+        j["aa_control"] = {{"sustained", gainJson(outcome.aaSustained)}, {"burst", gainJson(outcome.aaBurst)}};
         j["verdict"] = outcome.verdict;
         j["output_sha256"] = outcome.sha256;
         j["sha256_matches_report"] = outcome.sha256MatchesReport;
@@ -190,14 +253,17 @@ void registerExplorerCommands(CLI::App& app, CliContext& ctx) {
     explore->add_option("--error-bound", exploreArgs->errorBound,
                         "instead of exact parity: accept max |D-ref|/max|ref| up to this");
     explore->add_option("--noise-threshold", exploreArgs->noiseThreshold,
-                        "leave the heuristic top only for a gain beyond this fraction (and the measured noise)")
+                        "leave the heuristic top only when the gain's 95% interval lies above this fraction")
         ->capture_default_str();
     explore->add_option("--seed", exploreArgs->seed, "random input seed")->capture_default_str();
-    explore->add_option("--finalists", exploreArgs->finalists, "candidates re-timed back to back")->capture_default_str();
-    explore->add_option("--rounds", exploreArgs->rounds, "alternating rounds for the finalists")->capture_default_str();
-    explore->add_option("--power-window", exploreArgs->powerWindow,
-                        "seconds each finalist runs back to back while power, energy and clocks are read (0: off)")
+    explore->add_option("--screen", exploreArgs->screen, "first-pass candidates re-screened against the top")
         ->capture_default_str();
+    explore->add_option("--screen-passes", exploreArgs->screenPasses, "randomly ordered screen passes")->capture_default_str();
+    explore->add_option("--finalists", exploreArgs->finalists, "screened candidates confirmed against the top")
+        ->capture_default_str();
+    explore->add_option("--regime", exploreArgs->regime, "select on: sustained | burst (both are reported)")
+        ->capture_default_str();
+    addConfirmOptions(*explore, exploreArgs->confirm);
     explore->add_option("--config", exploreArgs->configs,
                         "also time this config and re-time it with the finalists, e.g. "
                         "algo=66,tile=128x352,stages=64xAUTO,custom=5,cluster=2x1x1 (repeatable)");
@@ -209,7 +275,7 @@ void registerExplorerCommands(CLI::App& app, CliContext& ctx) {
     CLI::App* replay = app.add_subcommand(
         "replay", "Re-time a report's selected config from its raw cuBLASLt algorithm bytes against the heuristic top");
     replay->add_option("report", replayArgs->report, "report written by explore")->required();
-    replay->add_option("--rounds", replayArgs->rounds, "alternating rounds")->capture_default_str();
+    addConfirmOptions(*replay, replayArgs->confirm);
     replay->add_option("--out", replayArgs->out, "also write the result as JSON");
     replay->callback([replayArgs, &ctx] { ctx.exitCode = runReplayCommand(*replayArgs, ctx); });
 }

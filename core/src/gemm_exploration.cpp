@@ -1,11 +1,14 @@
-// The exploration driver: heuristics -> explicit split-k checks -> first pass of the heuristic answers ->
-// guided search -> finalists re-timed back to back (measurement engine) -> selection. Everything measured is kept
-// in the result, also when single algorithms fail.
+// The exploration driver: heuristics -> explicit split-k checks -> first pass of the heuristic answers -> guided
+// search (first pass against interleaved heuristic-top items) -> screen (randomly ordered passes) -> confirm
+// (finalists, top and A/A control in ABBA rounds of blocks; sustained and burst after idle) -> selection on the
+// paired per-round gain's interval (docs/explorer.md). Everything measured is kept in the result, also when single
+// algorithms fail.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <iomanip>
 #include <map>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -49,42 +52,126 @@ std::string fmt(double value, int digits = 3) {
 // SHA-256 futures by candidate index, resolved when the result is complete.
 using ShaFutures = std::map<int, std::shared_future<std::string>>;
 
-// First pass of a batch of candidates, back to back on the GPU (GemmBackend::firstPass).
-void evaluateBatch(GemmBackend& backend, std::vector<Candidate>& batch, std::uint64_t workspaceBytes, int warmups,
-                   int samples, bool firstIsBaseline, ShaFutures& shas) {
+// Item order of a batch of n candidates: the heuristic top (-1) first, after every `every` candidates and last,
+// so that each candidate is judged against top items measured in the same stretch of time. Trailing top items are
+// dropped when the batch would not fit `limit`.
+std::vector<int> interleavedLayout(int n, int every, int limit) {
+    std::vector<int> layout{-1};
+    for (int i = 0; i < n; ++i) {
+        layout.push_back(i);
+        if ((i + 1) % every == 0 || i == n - 1) layout.push_back(-1);
+    }
+    while (int(layout.size()) > limit && !layout.empty() && layout.back() == -1) layout.pop_back();
+    return layout;
+}
+
+// The most candidates whose interleaved batch fits `limit` items (at least 1).
+int candidatesPerBatch(int limit, int every) {
+    int best = 1;
+    for (int n = 1; n <= limit; ++n)
+        if (int(interleavedLayout(n, every, 1 << 30).size()) <= limit) best = n;
+    return best;
+}
+
+constexpr int kTopEvery = 4;  // a heuristic-top item after every 4 candidates
+
+// First pass of a batch of candidates, back to back on the GPU (GemmBackend::firstPass), with the heuristic top
+// interleaved. Fills each candidate's firstPass (medianMs, relativeToTop) and parity, or its error; with
+// `ratios` set it records only the ratio to the neighbouring top items there (the screen) and keeps firstPass.
+void evaluateRelative(GemmBackend& backend, std::vector<Candidate>& batch, const Candidate& top,
+                      std::uint64_t workspaceBytes, int warmups, int samples, int limit, ShaFutures& shas,
+                      std::map<int, double>* ratios = nullptr) {
+    const std::vector<int> layout = interleavedLayout(int(batch.size()), kTopEvery, std::max(1, limit));
     std::vector<GemmBackend::FirstPassItem> items;
-    for (std::size_t i = 0; i < batch.size(); ++i) {
+    for (int slot : layout) {
         GemmBackend::FirstPassItem item;
-        item.raw = batch[i].raw;
+        item.raw = slot < 0 ? top.raw : batch[std::size_t(slot)].raw;
         item.workspaceBytes = workspaceBytes;
         item.warmups = warmups;
         item.samples = samples;
-        item.makeBaseline = firstIsBaseline && i == 0;
         items.push_back(item);
     }
     std::vector<GemmBackend::FirstPassResult> results;
     try {
         results = backend.firstPass(items);
     } catch (const std::exception& e) {
-        for (auto& c : batch) c.error = e.what();
+        if (!ratios)
+            for (auto& c : batch) c.error = e.what();
         return;
     }
-    for (std::size_t i = 0; i < batch.size() && i < results.size(); ++i) {
-        Candidate& c = batch[i];
+    auto itemMedian = [&](std::size_t i) {
+        return i < results.size() && results[i].error.empty() && !results[i].samplesMs.empty()
+                   ? medianOf(results[i].samplesMs)
+                   : 0.0;
+    };
+    const double topReference = top.firstPass ? top.firstPass->medianMs : 0.0;
+    for (std::size_t i = 0; i < layout.size() && i < results.size(); ++i) {
+        if (layout[i] < 0) continue;
+        Candidate& c = batch[std::size_t(layout[i])];
         const auto& r = results[i];
+        // The nearest top items before and after it in the batch.
+        double topSum = 0.0;
+        int topCount = 0;
+        for (std::size_t j = i; j-- > 0;)
+            if (layout[j] < 0) {
+                if (const double t = itemMedian(j); t > 0) topSum += t, ++topCount;
+                break;
+            }
+        for (std::size_t j = i + 1; j < layout.size(); ++j)
+            if (layout[j] < 0) {
+                if (const double t = itemMedian(j); t > 0) topSum += t, ++topCount;
+                break;
+            }
+        const double median = itemMedian(i);
+        const double relative = median > 0 && topCount ? median / (topSum / topCount) : 0.0;
+        if (ratios) {
+            if (relative > 0) (*ratios)[c.index] = relative;
+            continue;
+        }
         if (!r.error.empty() || r.samplesMs.empty()) {
             c.error = r.error.empty() ? "no samples" : r.error;
             continue;
         }
         FirstPass pass;
         pass.samplesMs = r.samplesMs;
-        pass.medianMs = medianOf(r.samplesMs);
+        pass.medianMs = median;
         pass.warmups = warmups;
         pass.smClockMHz = r.smClockMHz;
+        pass.relativeToTop = relative;
+        pass.topReferenceMs = topReference;
         c.firstPass = pass;
         c.error.clear();
         c.parity = r.parity.parity;
         shas[c.index] = r.parity.sha256;
+    }
+}
+
+// The baseline's own first pass: it becomes the reference output.
+void evaluateBaseline(GemmBackend& backend, Candidate& base, std::uint64_t workspaceBytes, int samples,
+                      ShaFutures& shas) {
+    GemmBackend::FirstPassItem item;
+    item.raw = base.raw;
+    item.workspaceBytes = workspaceBytes;
+    item.warmups = 2;
+    item.samples = samples;
+    item.makeBaseline = true;
+    try {
+        const auto results = backend.firstPass({item});
+        if (results.empty() || !results[0].error.empty() || results[0].samplesMs.empty()) {
+            base.error = results.empty() || results[0].error.empty() ? "no samples" : results[0].error;
+            return;
+        }
+        FirstPass pass;
+        pass.samplesMs = results[0].samplesMs;
+        pass.medianMs = medianOf(pass.samplesMs);
+        pass.warmups = 2;
+        pass.smClockMHz = results[0].smClockMHz;
+        base.firstPass = pass;
+        base.error.clear();
+        base.parity = results[0].parity.parity;
+        shas[base.index] = results[0].parity.sha256;
+    } catch (const std::exception& e) {
+        base.error = e.what();
     }
 }
 
@@ -94,40 +181,216 @@ std::string platformName() {
     return std::string(u.sysname) + "-" + u.release + "-" + u.machine;
 }
 
-// Merges the samples of several measurements of one candidate (the rounds) into one.
-struct Merged {
-    Measurement all;
-    void add(const Measurement& m) {
-        all.samplesMs.insert(all.samplesMs.end(), m.samplesMs.begin(), m.samplesMs.end());
-        all.smClockMHz.insert(all.smClockMHz.end(), m.smClockMHz.begin(), m.smClockMHz.end());
-        all.warmupCount += m.warmupCount;
-    }
-};
-
-StoppingRule finalistRule(double baselineMs) {
-    StoppingRule rule;
-    rule.warmupSamples = 1;
-    rule.minSamples = 8;
-    rule.minTimeMs = 2.0;
-    rule.maxRelNoise = 0.005;
-    rule.maxSamples = 200;
-    // A round of one finalist: about 40 samples, between 50 and 300 ms (long enough for a sustained power state).
-    rule.timeoutMs = std::clamp(40.0 * baselineMs, 50.0, 300.0);
-    return rule;
+std::string describeGain(const PairedGain& g) {
+    if (!g.valid()) return "no paired rounds";
+    std::ostringstream out;
+    out.setf(std::ios::fixed);
+    out.precision(2);
+    out << std::showpos << g.gainPercent << "% [" << g.lowPercent << ", " << g.highPercent << "]" << std::noshowpos
+        << ", faster in " << g.roundsFaster << " of " << g.rounds << " rounds";
+    return out.str();
 }
 
-FinalMeasurement toFinal(const Measurement& m) {
+// The sustained blocks of one entry as the finalist's time summary (what the GUI plots).
+FinalMeasurement finalFromBlocks(const RegimeMeasurement& m) {
     FinalMeasurement f;
-    f.medianMs = m.medianMs;
-    f.p20Ms = m.p20Ms;
-    f.p80Ms = m.p80Ms;
-    f.noise = std::isfinite(m.relNoise) ? m.relNoise : 1.0;
-    f.samples = m.sampleCount;
-    f.meanSmClockMHz = m.meanClockMHz;
+    std::vector<double> v = m.msPerRound;
+    std::sort(v.begin(), v.end());
+    f.medianMs = medianOf(v);
+    f.p20Ms = v.empty() ? 0.0 : quantileSorted(v, 0.2);
+    f.p80Ms = v.empty() ? 0.0 : quantileSorted(v, 0.8);
+    f.noise = f.medianMs > 0 ? (f.p80Ms - f.p20Ms) / f.medianMs : 1.0;
+    f.samples = int(v.size());
+    double clock = 0.0;
+    int clocks = 0;
+    for (double c : m.smClockMHzPerRound)
+        if (c > 0) clock += c, ++clocks;
+    f.meanSmClockMHz = clocks ? clock / clocks : -1.0;
+    if (m.vsTop.valid())
+        f.verdictVsBaseline = m.vsTop.lowPercent > 0 ? "FASTER" : m.vsTop.highPercent < 0 ? "SLOWER" : "SAME";
     return f;
 }
 
+std::string powerLine(const std::string& who, const PowerWindow& w) {
+    std::ostringstream line;
+    line.precision(1);
+    line << std::fixed << "power " << who << ": ";
+    if (!w.error.empty()) return line.str() + "failed: " + w.error;
+    line << std::setprecision(3) << w.msPerLaunch << " ms/launch" << std::setprecision(1);
+    if (w.meanPowerW > 0) line << ", " << w.meanPowerW << " W";
+    if (w.powerLimitW > 0) line << " of " << w.powerLimitW << " W";
+    if (w.joulesPerLaunch > 0) line << ", " << std::setprecision(3) << w.joulesPerLaunch << " J/launch";
+    if (w.meanSmClockMHz > 0)
+        line << ", " << std::setprecision(0) << w.meanSmClockMHz << " MHz, " << std::setprecision(2)
+             << w.megacyclesPerLaunch << " Mcycles/launch";
+    if (w.powerLimited()) line << " (power-limited)";
+    return line.str();
+}
+
+// Seconds the confirm stage will take for `entries` entries (A/A included) in one regime.
+double confirmSeconds(const ConfirmSettings& s, Regime regime, int entries, double msPerLaunch) {
+    if (regime == Regime::Burst)
+        return double(s.burstRounds) * entries * (s.burstIdleSeconds + s.burstLaunches * msPerLaunch / 1000.0 + 0.01);
+    return s.preheatSeconds + double(s.rounds) * entries * (s.blockSeconds + s.warmupSeconds + 0.01);
+}
+
 }  // namespace
+
+ConfirmRun runConfirm(GemmBackend& backend, const std::vector<ConfirmEntry>& entriesIn, Regime regime,
+                      const ConfirmSettings& settings, std::uint64_t orderSeed) {
+    const auto start = Clock::now();
+    ConfirmRun run;
+    if (entriesIn.empty()) throw Error("", "", "the confirm stage needs the heuristic top as its first entry");
+    std::vector<ConfirmEntry> entries = entriesIn;
+    entries.push_back(entriesIn.front());  // the A/A control: the top entered twice
+    const std::size_t n = entries.size();
+    run.entries.assign(n, RegimeMeasurement{});
+    run.errors.assign(n, std::string());
+    for (auto& m : run.entries) m.regime = regime;
+    const int rounds = std::max(2, regime == Regime::Burst ? settings.burstRounds : settings.rounds);
+
+    // Balanced in pairs of rounds (ABBA): a fresh random order, then the same order reversed, so that a linear
+    // drift over a pair cancels for every entry, and a drift that repeats with the rounds' period (a fixed order
+    // or a rotation would lock onto it, biasing position against position) becomes noise the interval sees.
+    std::mt19937_64 rng(orderSeed);
+    std::vector<std::vector<std::size_t>> orders;
+    std::vector<std::size_t> order(n);
+    for (int round = 0; round < rounds; ++round) {
+        if (round % 2 == 0) {
+            for (std::size_t i = 0; i < n; ++i) order[i] = i;
+            std::shuffle(order.begin(), order.end(), rng);
+        } else {
+            std::reverse(order.begin(), order.end());
+        }
+        orders.push_back(order);
+    }
+
+    std::vector<GemmBackend::Block> blocks;
+    for (const auto& order : orders)
+        for (std::size_t e : order) {
+            GemmBackend::Block b;
+            b.raw = entries[e].raw;
+            b.workspaceBytes = entries[e].workspaceBytes;
+            const double ms = std::max(entries[e].estimateMs, 1e-3);
+            if (regime == Regime::Burst) {
+                b.idleBeforeSeconds = settings.burstIdleSeconds;
+                b.warmups = 0;
+                b.launches = std::max(1, settings.burstLaunches);
+            } else {
+                b.warmups = int(std::clamp(std::ceil(1000.0 * settings.warmupSeconds / ms), 2.0, 1e6));
+                b.launches = int(std::clamp(std::ceil(1000.0 * settings.blockSeconds / ms), 3.0, 1e7));
+            }
+            blocks.push_back(b);
+        }
+    if (regime == Regime::Sustained && settings.preheatSeconds > 0) {
+        // The card's steady power state first: the top back to back (one block whose results are discarded).
+        GemmBackend::Block warm;
+        warm.raw = entries[0].raw;
+        warm.workspaceBytes = entries[0].workspaceBytes;
+        warm.warmups = int(std::clamp(std::ceil(1000.0 * settings.preheatSeconds / std::max(entries[0].estimateMs, 1e-3)),
+                                      1.0, 1e7));
+        warm.launches = 1;
+        blocks.insert(blocks.begin(), warm);
+    }
+    const std::size_t skip = blocks.size() - std::size_t(rounds) * n;
+    std::vector<GemmBackend::BlockResult> results;
+    try {
+        results = backend.runBlocks(blocks);
+    } catch (const std::exception& e) {
+        for (auto& err : run.errors) err = e.what();
+        run.seconds = secondsSince(start);
+        return run;
+    }
+    std::vector<PowerWindow> power(n);
+    std::vector<std::vector<double>> clocks(n), powerReadings(n);
+    std::vector<double> energy(n, 0.0);
+    std::vector<bool> energyKnown(n, true);
+    for (int round = 0; round < rounds; ++round)
+        for (std::size_t p = 0; p < n; ++p) {
+            const std::size_t e = orders[std::size_t(round)][p];
+            const std::size_t i = skip + std::size_t(round) * n + p;
+            if (i >= results.size() || !results[i].error.empty() || !(results[i].medianMsPerLaunch > 0)) {
+                if (run.errors[e].empty())
+                    run.errors[e] = i < results.size() && !results[i].error.empty() ? results[i].error : "no result";
+                continue;
+            }
+            const GemmBackend::BlockResult& r = results[i];
+            RegimeMeasurement& m = run.entries[e];
+            m.msPerRound.push_back(r.medianMsPerLaunch);
+            m.joulesPerRound.push_back(r.joulesPerLaunch);
+            m.smClockMHzPerRound.push_back(r.meanSmClockMHz);
+            PowerWindow& w = power[e];
+            w.launches += r.launches;
+            w.seconds += r.seconds;
+            w.readings += r.readings;
+            w.powerCapReadings += r.powerCapReadings;
+            w.clockEventReasons |= r.clockEventReasons;
+            if (r.powerLimitW > 0) w.powerLimitW = r.powerLimitW;
+            if (r.meanSmClockMHz > 0) clocks[e].push_back(r.meanSmClockMHz);
+            if (r.meanPowerReadingW > 0) powerReadings[e].push_back(r.meanPowerReadingW);
+            if (r.joulesPerLaunch > 0)
+                energy[e] += r.joulesPerLaunch * r.launches;
+            else
+                energyKnown[e] = false;
+        }
+    // Pair every finalist with the geometric mean of the round's two top blocks (they sit at different places in
+    // the round, so drift within a round cancels better than against one of them); the A/A control pairs the two
+    // top blocks with each other.
+    const std::size_t aa = n - 1;
+    if (run.errors[0].empty() && run.errors[aa].empty() &&
+        run.entries[0].msPerRound.size() == run.entries[aa].msPerRound.size()) {
+        std::vector<double> reference;
+        for (std::size_t i = 0; i < run.entries[0].msPerRound.size(); ++i)
+            reference.push_back(std::sqrt(run.entries[0].msPerRound[i] * run.entries[aa].msPerRound[i]));
+        const std::vector<double> firstTop = run.entries[0].msPerRound;
+        for (std::size_t e = 0; e < n; ++e) {
+            if (!run.errors[e].empty()) continue;
+            RegimeMeasurement& m = run.entries[e];
+            if (e == aa) {
+                m.topMsPerRound = firstTop;
+                m.vsTop = pairedGain(firstTop, m.msPerRound);
+            } else {
+                m.topMsPerRound = reference;
+                if (e > 0 && m.msPerRound.size() == reference.size()) m.vsTop = pairedGain(reference, m.msPerRound);
+            }
+        }
+    } else {
+        for (std::size_t e = 1; e < n; ++e)
+            if (run.errors[e].empty()) run.errors[e] = "the heuristic top's blocks failed: " +
+                                                       (run.errors[0].empty() ? run.errors[aa] : run.errors[0]);
+    }
+    if (regime == Regime::Sustained) {
+        for (std::size_t e = 0; e < n; ++e) {
+            PowerWindow& w = power[e];
+            if (!run.errors[e].empty() || w.launches == 0) {
+                w.error = run.errors[e].empty() ? "no blocks" : run.errors[e];
+                continue;
+            }
+            w.msPerLaunch = w.seconds * 1000.0 / w.launches;
+            if (energyKnown[e] && energy[e] > 0) {
+                w.joulesPerLaunch = energy[e] / w.launches;
+                w.meanPowerW = energy[e] / w.seconds;
+            }
+            auto mean = [](const std::vector<double>& v) {
+                double sum = 0.0;
+                for (double x : v) sum += x;
+                return v.empty() ? -1.0 : sum / double(v.size());
+            };
+            w.meanPowerReadingW = mean(powerReadings[e]);
+            if (w.meanPowerW <= 0 && w.meanPowerReadingW > 0) {
+                w.meanPowerW = w.meanPowerReadingW;
+                w.joulesPerLaunch = w.meanPowerW * w.msPerLaunch / 1000.0;
+            }
+            if (!clocks[e].empty()) {
+                w.meanSmClockMHz = mean(clocks[e]);
+                w.megacyclesPerLaunch = w.msPerLaunch * w.meanSmClockMHz / 1000.0;
+            }
+        }
+        run.power = std::move(power);
+    }
+    run.seconds = secondsSince(start);
+    return run;
+}
 
 ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& options,
                                  const ExploreProgressFn& progress) {
@@ -281,16 +544,13 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
     ShaFutures shas;
     const int samples = std::max(1, options.search.firstPassSamples);
     const int batchLimit = std::max(1, std::min(options.search.batchSize, backend.firstPassBatchLimit()));
-    {
-        std::vector<Candidate> first{r.candidates[0]};
-        evaluateBatch(backend, first, cap, 2, samples, true, shas);
-        r.candidates[0] = first[0];
-    }
+    const int perBatch = candidatesPerBatch(batchLimit, kTopEvery);
+    evaluateBaseline(backend, r.candidates[0], cap, samples, shas);
     if (!r.candidates[0].error.empty() || !r.candidates[0].firstPass) {
         r.baselineIndex = -1;
         return fail("baseline", "the heuristic top failed to run: " + r.candidates[0].error, false);
     }
-    // About 25 ms of back-to-back work before each candidate's samples: enough for the power limiter to settle.
+    // About 25 ms of back-to-back work before each item's samples: enough for the power limiter to settle.
     const double estimateMs = std::max(r.candidates[0].firstPass->medianMs, 1e-3);
     const int warmups = int(std::clamp(std::ceil(25.0 / estimateMs), 2.0, 64.0));
     try {
@@ -298,18 +558,21 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
     } catch (const std::exception& e) {
         r.errorsAndUnsupported.push_back({"pre-heating", false, e.what()});
     }
-    for (std::size_t first = 0; first < r.candidates.size(); first += std::size_t(batchLimit)) {
-        const std::size_t last = std::min(r.candidates.size(), first + std::size_t(batchLimit));
+    const Candidate topReference = r.candidates[0];
+    for (std::size_t first = 1; first < r.candidates.size(); first += std::size_t(perBatch)) {
+        const std::size_t last = std::min(r.candidates.size(), first + std::size_t(perBatch));
         std::vector<Candidate> batch(r.candidates.begin() + std::ptrdiff_t(first), r.candidates.begin() + std::ptrdiff_t(last));
         for (auto& c : batch) c.error.clear();
-        evaluateBatch(backend, batch, cap, warmups, samples, false, shas);
+        evaluateRelative(backend, batch, topReference, cap, warmups, samples, batchLimit, shas);
         for (auto& c : batch) r.candidates[std::size_t(c.index)] = c;
     }
     for (const Candidate& c : r.candidates)
         say(std::string(c.index == 0 ? "baseline" : c.source == "requested" ? "requested" : "heuristic") + " #" +
             std::to_string(c.index) + " " +
             c.config.describe() + ": " +
-            (c.error.empty() ? fmt(c.firstPass->medianMs) + " ms" + (c.parity.bitwiseEqualToBaseline ? ", bitwise equal" : ", differs")
+            (c.error.empty() ? fmt(c.firstPass->medianMs) + " ms" +
+                                   (c.firstPass->relativeToTop > 0 ? " (x" + fmt(c.firstPass->relativeToTop) + " of the top)" : "") +
+                                   (c.parity.bitwiseEqualToBaseline ? ", bitwise equal" : ", differs")
                              : "failed: " + c.error));
     if (!r.candidates[0].error.empty() || !r.candidates[0].firstPass) {
         r.baselineIndex = -1;
@@ -325,16 +588,32 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
         if (caps.read) r.algorithms.push_back({id, caps});
     }
 
-    // Guided search within the budget, keeping time for the finalists.
+    // Guided search within the budget, keeping time for the screen and the confirm stage.
     const int finalists = std::max(1, options.finalists);
-    const int rounds = std::max(2, options.finalistRounds);
-    const StoppingRule rule = finalistRule(baselineMs);
-    // Worst case of the finalists' re-timing (every measurement runs into its timeout), at most a third of the budget.
-    const double powerWindowSeconds = std::max(0.0, options.powerWindowSeconds);
-    const double finalistReserve =
-        std::min(options.budgetSeconds / 3.0,
-                 2.0 + (finalists + 1 + double(requested.size())) *
-                           (rounds * (rule.timeoutMs + 2.0 * baselineMs) / 1000.0 + powerWindowSeconds));
+    const int shortlist = std::max(finalists, options.screenCandidates);
+    const int passes = std::max(1, options.screenPasses);
+    ConfirmSettings settings = options.confirm;
+    const int confirmEntries = 2 + finalists + int(requested.size());  // top, A/A, finalists
+    const int burstEntries = r.rule.regime == Regime::Burst ? confirmEntries : 3;
+    const double itemSeconds = (warmups + samples) * baselineMs / 1000.0 + 0.003;
+    const double screenReserve =
+        double(passes) * (double(shortlist) * (1.0 + 1.0 / kTopEvery) + 2.0) * itemSeconds + 0.05 * passes;
+    double confirmReserve = confirmSeconds(settings, Regime::Sustained, confirmEntries, baselineMs) +
+                            confirmSeconds(settings, Regime::Burst, burstEntries, baselineMs);
+    // A budget too small for the confirm stage as set shortens its blocks and gaps (never its rounds), so that
+    // it takes at most 80% of the budget; the report's confirm settings say what ran.
+    if (const double scale = std::clamp(0.8 * options.budgetSeconds / confirmReserve, 0.2, 1.0); scale < 1.0) {
+        settings.blockSeconds *= scale;
+        settings.warmupSeconds *= scale;
+        settings.preheatSeconds *= scale;
+        // Only a very short budget shortens the idle gaps too (then bursts may not reach boost clocks).
+        if (options.budgetSeconds < 30.0) settings.burstIdleSeconds *= scale;
+        confirmReserve = confirmSeconds(settings, Regime::Sustained, confirmEntries, baselineMs) +
+                         confirmSeconds(settings, Regime::Burst, burstEntries, baselineMs);
+        say("the budget is short: confirm blocks of " + fmt(settings.blockSeconds, 2) + " s, bursts after " +
+            fmt(settings.burstIdleSeconds, 2) + " s idle");
+    }
+    const double reserve = screenReserve + confirmReserve + 1.0;
     const auto searchStart = Clock::now();
     SearchOptions searchOptions = options.search;
     searchOptions.workspaceCapBytes = cap;
@@ -344,9 +623,9 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
         else
             searchOptions.clusterShapeIds = {0};
     }
-    searchOptions.batchSize = batchLimit;
+    searchOptions.batchSize = perBatch;
     GuidedSearch search(r.algorithms, searchOptions);
-    auto secondsLeft = [&]() { return options.budgetSeconds - secondsSince(start) - finalistReserve; };
+    auto secondsLeft = [&]() { return options.budgetSeconds - secondsSince(start) - reserve; };
     auto eligible = [&](const Candidate& c) { return eligibleUnderRule(c, r.rule); };
     double checkSeconds = 0.0;
     std::uint64_t checkCount = 0;
@@ -368,9 +647,13 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
             // The next batch reports the device's state; keeping busy is only a courtesy.
         }
     };
+    say("search: " + fmt(std::max(0.0, secondsLeft()), 1) + " s, keeping " + fmt(reserve, 1) +
+        " s for the screen and the confirm stage");
     r.stats = search.run(
         r.candidates, check,
-        [&](std::vector<Candidate>& batch) { evaluateBatch(backend, batch, cap, warmups, samples, false, shas); },
+        [&](std::vector<Candidate>& batch) {
+            evaluateRelative(backend, batch, topReference, cap, warmups, samples, batchLimit, shas);
+        },
         secondsLeft, eligible, [&](const std::string& line) { say(line); }, beforeChecks);
     r.stats.seconds = secondsSince(searchStart);
     if (r.stats.launchFailures > 0)
@@ -380,101 +663,163 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
                  " configurations passed cublasLtMatmulAlgoCheck but failed at launch; each is recorded in "
                  "candidates[].error"});
 
-    // Finalists: the fastest eligible first-pass candidates, re-timed back to back with the baseline.
+    // Screen: the best eligible candidates of the first pass (by time over their neighbouring top items), plus the
+    // requested ones, again against the top in `passes` randomly ordered passes. The score is the median of all
+    // the candidate's ratios, so one lucky moment does not make a finalist.
     std::vector<int> pool;
     for (const auto& c : r.candidates)
-        if (c.index != 0 && eligible(c)) pool.push_back(c.index);
+        if (c.index != 0 && eligible(c) && !requested.count(c.index)) pool.push_back(c.index);
     std::stable_sort(pool.begin(), pool.end(), [&](int a, int b) {
-        return r.candidates[std::size_t(a)].firstPass->medianMs < r.candidates[std::size_t(b)].firstPass->medianMs;
+        return r.candidates[std::size_t(a)].firstPass->rankMs() < r.candidates[std::size_t(b)].firstPass->rankMs();
     });
-    if (int(pool.size()) > finalists) pool.resize(std::size_t(finalists));
-    std::vector<int> finalistIds{0};
+    if (int(pool.size()) > shortlist) pool.resize(std::size_t(shortlist));
+    std::vector<int> screened = pool;
+    for (int id : requested)
+        if (id != 0 && eligible(r.candidates[std::size_t(id)])) screened.push_back(id);
+    r.screenPasses = passes;
+    std::mt19937_64 rng(r.dataSeed ^ 0x5c4eefULL);
+    if (!screened.empty()) {
+        try {
+            backend.keepBusy(r.candidates[0].raw, cap, int(std::clamp(300.0 / baselineMs, 1.0, 4000.0)));
+        } catch (const std::exception&) {
+            // The first batch reports the device's state.
+        }
+        say("screen: " + std::to_string(screened.size()) + " candidates against the heuristic top (every " +
+            std::to_string(kTopEvery) + " items), " + std::to_string(passes) + " randomly ordered passes");
+        std::map<int, std::vector<double>> ratios;
+        for (int id : screened) {
+            const auto& fp = r.candidates[std::size_t(id)].firstPass;
+            if (fp && fp->relativeToTop > 0) ratios[id].push_back(fp->relativeToTop);
+        }
+        for (int pass = 0; pass < passes; ++pass) {
+            std::vector<int> order = screened;
+            std::shuffle(order.begin(), order.end(), rng);
+            for (std::size_t first = 0; first < order.size(); first += std::size_t(perBatch)) {
+                const std::size_t last = std::min(order.size(), first + std::size_t(perBatch));
+                std::vector<Candidate> batch;
+                for (std::size_t i = first; i < last; ++i) batch.push_back(r.candidates[std::size_t(order[i])]);
+                std::map<int, double> passRatios;
+                evaluateRelative(backend, batch, topReference, cap, warmups, samples, batchLimit, shas, &passRatios);
+                for (const auto& [id, ratio] : passRatios) ratios[id].push_back(ratio);
+            }
+        }
+        for (int id : screened) {
+            ScreenResult sr;
+            sr.ratios = ratios[id];
+            sr.score = sr.ratios.empty() ? 0.0 : medianOf(sr.ratios);
+            r.candidates[std::size_t(id)].screen = sr;
+        }
+    }
+
+    // Finalists: the best screened scores (at least the best one, the others only when faster than the top), and
+    // every requested config that runs with parity.
+    std::vector<int> byScore;
+    for (int id : pool)
+        if (r.candidates[std::size_t(id)].screen && r.candidates[std::size_t(id)].screen->score > 0) byScore.push_back(id);
+    std::stable_sort(byScore.begin(), byScore.end(), [&](int a, int b) {
+        return r.candidates[std::size_t(a)].screen->score < r.candidates[std::size_t(b)].screen->score;
+    });
+    std::vector<int> finalistIds;
     for (int id : requested)
         if (id != 0 && eligible(r.candidates[std::size_t(id)])) finalistIds.push_back(id);
-    for (int id : pool)
-        if (!requested.count(id)) finalistIds.push_back(id);
-    say("re-timing " + std::to_string(finalistIds.size()) + " finalists (baseline included) back to back, " +
-        std::to_string(rounds) + " rounds in alternating order");
-    std::map<int, Merged> merged;
-    std::set<int> failed;
-    for (int round = 0; round < rounds; ++round) {
-        std::vector<int> roundOrder = finalistIds;
-        if (round % 2) std::reverse(roundOrder.begin(), roundOrder.end());
-        for (int id : roundOrder) {
-            if (failed.count(id)) continue;
-            Candidate& c = r.candidates[std::size_t(id)];
-            try {
-                auto work = backend.work(c.raw, cap);
-                merged[id].add(measure(*work, rule, r.coldL2));
-            } catch (const std::exception& e) {
-                c.error = std::string("failed while re-timed: ") + e.what();
-                failed.insert(id);
-            }
-        }
+    int fromScreen = 0;
+    for (int id : byScore) {
+        if (fromScreen >= finalists) break;
+        if (fromScreen > 0 && r.candidates[std::size_t(id)].screen->score >= 1.0) break;
+        finalistIds.push_back(id);
+        ++fromScreen;
     }
-    for (auto& [id, m] : merged) {
-        if (failed.count(id)) continue;
-        computeStatistics(m.all);
-        r.candidates[std::size_t(id)].final = toFinal(m.all);
+    for (int id : finalistIds) {
+        const Candidate& c = r.candidates[std::size_t(id)];
+        say("finalist #" + std::to_string(id) + " " + c.config.describe() + ": screen score " +
+            (c.screen ? fmt(c.screen->score, 4) : std::string("-")) + " of the top");
     }
-    // Power windows: what each finalist draws and costs in energy and cycles, back to back, in the same order.
-    r.powerWindowSeconds = powerWindowSeconds;
-    if (powerWindowSeconds > 0) {
-        for (int id : finalistIds) {
-            Candidate& c = r.candidates[std::size_t(id)];
-            if (failed.count(id) || !c.final) continue;
-            try {
-                c.power = backend.powerWindow(c.raw, cap, powerWindowSeconds, c.final->medianMs);
-            } catch (const std::exception& e) {
-                c.power = PowerWindow{};
-                c.power->error = e.what();
-            }
-            const PowerWindow& w = *c.power;
-            std::ostringstream line;
-            line.precision(1);
-            line << std::fixed << "power #" << id << ": ";
-            if (!w.error.empty()) {
-                line << "failed: " << w.error;
-            } else {
-                line << std::setprecision(3) << w.msPerLaunch << " ms/launch" << std::setprecision(1);
-                if (w.meanPowerW > 0) line << ", " << w.meanPowerW << " W";
-                if (w.powerLimitW > 0) line << " of " << w.powerLimitW << " W";
-                if (w.joulesPerLaunch > 0) line << ", " << std::setprecision(3) << w.joulesPerLaunch << " J/launch";
-                if (w.meanSmClockMHz > 0)
-                    line << ", " << std::setprecision(0) << w.meanSmClockMHz << " MHz, " << std::setprecision(2)
-                         << w.megacyclesPerLaunch << " Mcycles/launch";
-                if (w.powerLimited()) line << " (power-limited)";
-            }
-            say(line.str());
-        }
-    }
-    r.power = summarizePower(r.candidates, 0);
-    if (powerWindowSeconds > 0) say("power: " + r.power.note);
 
-    // A power-limited card sets each kernel's clock by its power draw: compare times as they are, not in cycles.
-    CompareOptions compareOptions;
-    compareOptions.confirmInCycles = !r.power.powerLimited;
-    if (merged.count(0) && !failed.count(0)) {
-        for (int id : finalistIds) {
-            if (id == 0 || failed.count(id) || !merged.count(id)) continue;
-            const ComparisonResult cmp = compareMeasurements(merged[id].all, merged[0].all, compareOptions);
-            r.candidates[std::size_t(id)].final->verdictVsBaseline = toString(cmp.verdict);
-            say("finalist #" + std::to_string(id) + " " + r.candidates[std::size_t(id)].config.describe() + ": " +
-                fmt(merged[id].all.medianMs) + " ms vs baseline " + fmt(merged[0].all.medianMs) + " ms -> " +
-                toString(cmp.verdict));
+    // Confirm, sustained: the top, the finalists and the A/A control in balanced rounds of blocks back to back.
+    r.confirmSettings = settings;
+    auto entriesFor = [&](const std::vector<int>& ids) {
+        std::vector<ConfirmEntry> entries;
+        for (int id : ids) {
+            const Candidate& c = r.candidates[std::size_t(id)];
+            const double ms = c.screen && c.screen->score > 0 ? c.screen->score * baselineMs : c.firstPass->medianMs;
+            entries.push_back({c.raw, cap, ms});
         }
+        return entries;
+    };
+    std::vector<int> sustainedIds{0};
+    sustainedIds.insert(sustainedIds.end(), finalistIds.begin(), finalistIds.end());
+    say("confirm (sustained): " + std::to_string(sustainedIds.size() + 1) + " entries (top, A/A control, " +
+        std::to_string(finalistIds.size()) + " finalists), " + std::to_string(settings.rounds) + " rounds of " +
+        fmt(settings.blockSeconds, 2) + " s blocks back to back");
+    const ConfirmRun sustained =
+        runConfirm(backend, entriesFor(sustainedIds), Regime::Sustained, settings, r.dataSeed + 1);
+    auto applyRun = [&](const ConfirmRun& run, const std::vector<int>& ids, Regime regime) {
+        for (std::size_t e = 0; e < ids.size(); ++e) {
+            Candidate& c = r.candidates[std::size_t(ids[e])];
+            if (!run.errors[e].empty()) {
+                if (c.index != 0) c.error = "failed while confirmed: " + run.errors[e];
+                continue;
+            }
+            (regime == Regime::Burst ? c.burst : c.sustained) = run.entries[e];
+            if (regime == Regime::Sustained) {
+                c.final = finalFromBlocks(run.entries[e]);
+                if (e < run.power.size()) c.power = run.power[e];
+            }
+            if (c.index != 0)
+                say(toString(regime) + " #" + std::to_string(c.index) + ": " + fmt(run.entries[e].medianMs(), 4) +
+                    " ms, vs top " + describeGain(run.entries[e].vsTop));
+        }
+        const std::size_t aa = ids.size();
+        if (run.errors[aa].empty() && run.errors[0].empty()) {
+            (regime == Regime::Burst ? r.aaBurst : r.aaSustained) = run.entries[aa];
+            say(toString(regime) + " A/A control: " + describeGain(run.entries[aa].vsTop));
+        }
+    };
+    applyRun(sustained, sustainedIds, Regime::Sustained);
+    if (!sustained.errors[0].empty())
+        r.errorsAndUnsupported.push_back({"confirm (sustained)", false, "the heuristic top failed: " + sustained.errors[0]});
+    r.powerWindowSeconds = settings.rounds * settings.blockSeconds;
+    for (int id : sustainedIds)
+        if (r.candidates[std::size_t(id)].power) say(powerLine("#" + std::to_string(id), *r.candidates[std::size_t(id)].power));
+    r.power = summarizePower(r.candidates, 0);
+    say("power: " + r.power.note);
+
+    // Confirm, burst after idle: the top, the A/A control and the sustained choice (or, selecting on bursts, all).
+    std::vector<int> burstIds{0};
+    if (r.rule.regime == Regime::Burst) {
+        burstIds.insert(burstIds.end(), finalistIds.begin(), finalistIds.end());
+    } else {
+        SelectionRule sustainedRule = r.rule;
+        const Selection first = selectCandidate(r.candidates, 0, sustainedRule,
+                                                r.aaSustained ? std::optional<PairedGain>(r.aaSustained->vsTop) : std::nullopt);
+        const int pick = first.leftBaseline ? first.candidateIndex : first.bestAlternative;
+        if (pick > 0) burstIds.push_back(pick);
     }
+    if (burstIds.size() > 1 && settings.burstRounds > 0) {
+        say("confirm (burst): " + std::to_string(burstIds.size() + 1) + " entries, " +
+            std::to_string(settings.burstRounds) + " rounds of " + std::to_string(settings.burstLaunches) +
+            "-launch bursts, each after " + fmt(settings.burstIdleSeconds, 1) + " s idle");
+        const ConfirmRun burst = runConfirm(backend, entriesFor(burstIds), Regime::Burst, settings, r.dataSeed + 2);
+        applyRun(burst, burstIds, Regime::Burst);
+    }
+
     std::ostringstream method;
-    method << finalistIds.size() << " finalists (the baseline, requested configs that run with parity, and the "
-           << pool.size() << " fastest eligible first-pass candidates), " << rounds
-           << " rounds in alternating order; each round one measure() per finalist (warm-up " << rule.warmupSamples
-           << ", at least " << rule.minSamples << " samples, noise target " << rule.maxRelNoise
-           << "); the rounds' samples merged; verdict by compareMeasurements"
-           << (r.power.powerLimited ? " on times alone (the card was power-limited: kernels set their own clocks)"
-                                    : " confirmed in clock cycles");
+    method << "screen: the " << pool.size() << " best eligible first-pass candidates (time over the neighbouring "
+           << "heuristic-top items) and " << (screened.size() - pool.size()) << " requested, in " << passes
+           << " randomly ordered passes against the top (every " << kTopEvery << " items), score = median ratio; "
+           << "confirm: the top, " << finalistIds.size() << " finalists and an A/A control (the top entered twice) in "
+           << settings.rounds << " balanced rounds of " << settings.blockSeconds << " s blocks back to back (warm-up "
+           << settings.warmupSeconds << " s of each block dropped, after " << settings.preheatSeconds
+           << " s of the top), per block the per-launch median, energy and clock; burst: " << settings.burstRounds
+           << " rounds of " << settings.burstLaunches << "-launch bursts after " << settings.burstIdleSeconds
+           << " s idle; gains and 95% intervals from the per-round paired ratios (Student t over rounds); selected "
+           << "on the " << toString(r.rule.regime) << " regime when the interval's lower end clears "
+           << 100.0 * r.rule.noiseThreshold << "% and the A/A interval contains 0"
+           << (r.power.powerLimited ? " (the card was power-limited)" : "");
     r.finalistMethod = method.str();
 
-    r.selection = selectCandidate(r.candidates, 0, r.rule);
+    const auto& aa = r.rule.regime == Regime::Burst ? r.aaBurst : r.aaSustained;
+    r.selection = selectCandidate(r.candidates, 0, r.rule, aa ? std::optional<PairedGain>(aa->vsTop) : std::nullopt);
     say("selected: " + r.selection.reason);
 
     // Hashes come from host threads; wait for them.
@@ -492,8 +837,8 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
     return r;
 }
 
-ReplayOutcome runReplay(GemmBackend& backend, const ReplayPlan& plan, int rounds, const ExploreProgressFn& progress,
-                        double powerWindowSeconds) {
+ReplayOutcome runReplay(GemmBackend& backend, const ReplayPlan& plan, const ConfirmSettings& settings,
+                        const ExploreProgressFn& progress) {
     auto say = [&](const std::string& line) {
         if (progress) progress(line);
     };
@@ -532,35 +877,33 @@ ReplayOutcome runReplay(GemmBackend& backend, const ReplayPlan& plan, int rounds
     say(std::string("selected output SHA-256 ") + out.sha256 + (out.sha256MatchesReport ? " matches" : " differs from") +
         " the report");
 
-    const StoppingRule rule = finalistRule(plan.baselineMedianMs > 0 ? plan.baselineMedianMs : 1.0);
-    Merged sel, base;
-    for (int round = 0; round < std::max(2, rounds); ++round) {
-        if (round % 2 == 0) {
-            base.add(measure(*baselineWork, rule, true));
-            sel.add(measure(*selectedWork, rule, true));
-        } else {
-            sel.add(measure(*selectedWork, rule, true));
-            base.add(measure(*baselineWork, rule, true));
+    // The explorer's confirm stage, both regimes: top, selection, A/A control.
+    const double baselineMs = plan.baselineMedianMs > 0 ? plan.baselineMedianMs : 1.0;
+    const double selectedMs = plan.selectedMedianMs > 0 ? plan.selectedMedianMs : baselineMs;
+    const std::vector<ConfirmEntry> entries{{plan.baselineRaw, plan.baselineWorkspaceBytes, baselineMs},
+                                            {plan.selectedRaw, plan.selectedWorkspaceBytes, selectedMs}};
+    for (Regime regime : {Regime::Sustained, Regime::Burst}) {
+        if (regime == Regime::Burst && settings.burstRounds <= 0) continue;
+        say("confirm (" + toString(regime) + "): top, selection and A/A control");
+        const ConfirmRun run = runConfirm(backend, entries, regime, settings, plan.dataSeed + 7 + int(regime));
+        for (const auto& err : run.errors)
+            if (!err.empty()) throw Error("", "", "replay's " + toString(regime) + " confirm failed: " + err);
+        (regime == Regime::Burst ? out.burst : out.sustained) = run.entries[1];
+        (regime == Regime::Burst ? out.aaBurst : out.aaSustained) = run.entries[2];
+        say(toString(regime) + ": selection vs top " + describeGain(run.entries[1].vsTop) + "; A/A " +
+            describeGain(run.entries[2].vsTop));
+        if (regime == Regime::Sustained) {
+            out.selected = finalFromBlocks(run.entries[1]);
+            out.baseline = finalFromBlocks(run.entries[0]);
+            if (!run.power.empty()) out.baselinePower = run.power[0];
         }
     }
-    computeStatistics(sel.all);
-    computeStatistics(base.all);
-    out.selected = toFinal(sel.all);
-    out.baseline = toFinal(base.all);
-    out.gainPercent = 100.0 * (base.all.medianMs - sel.all.medianMs) / base.all.medianMs;
-    // As in the exploration: on a power-limited card the verdict compares times alone.
-    CompareOptions compareOptions;
-    if (powerWindowSeconds > 0) {
-        try {
-            out.baselinePower = backend.powerWindow(plan.baselineRaw, plan.baselineWorkspaceBytes, powerWindowSeconds,
-                                                    base.all.medianMs);
-            compareOptions.confirmInCycles = !out.baselinePower->powerLimited();
-        } catch (const std::exception& e) {
-            out.baselinePower = PowerWindow{};
-            out.baselinePower->error = e.what();
-        }
-    }
-    out.verdict = toString(compareMeasurements(sel.all, base.all, compareOptions).verdict);
+    const PairedGain& g = out.sustained->vsTop;
+    out.gainPercent = g.gainPercent;
+    if (out.aaSustained && out.aaSustained->vsTop.valid() && !out.aaSustained->vsTop.containsZero())
+        out.verdict = "TOO NOISY";
+    else
+        out.verdict = g.lowPercent > 0 ? "FASTER" : g.highPercent < 0 ? "SLOWER" : "SAME";
     out.selected.verdictVsBaseline = out.verdict;
     return out;
 }

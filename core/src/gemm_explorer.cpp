@@ -198,57 +198,150 @@ bool eligibleUnderRule(const Candidate& candidate, const SelectionRule& rule) {
     return candidate.parity.bitwiseEqualToBaseline || candidate.parity.maxRelError <= rule.errorBound;
 }
 
-Selection selectCandidate(const std::vector<Candidate>& candidates, int baselineIndex, const SelectionRule& rule) {
+double studentT975(int df) {
+    // Two-sided 95% (upper 97.5%) quantiles of Student's t.
+    static const double kTable[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                    2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                    2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+    if (df < 1) throw Error("", "", "Student t needs at least 1 degree of freedom");
+    if (df <= 30) return kTable[df - 1];
+    if (df <= 60) return 2.042 + (2.000 - 2.042) * double(df - 30) / 30.0;
+    if (df <= 120) return 2.000 + (1.980 - 2.000) * double(df - 60) / 60.0;
+    return 1.960;
+}
+
+double studentT995(int df) {
+    static const double kTable[] = {63.657, 9.925, 5.841, 4.604, 4.032, 3.707, 3.499, 3.355, 3.250, 3.169,
+                                    3.106,  3.055, 3.012, 2.977, 2.947, 2.921, 2.898, 2.878, 2.861, 2.845,
+                                    2.831,  2.819, 2.807, 2.797, 2.787, 2.779, 2.771, 2.763, 2.756, 2.750};
+    if (df < 1) throw Error("", "", "Student t needs at least 1 degree of freedom");
+    if (df <= 30) return kTable[df - 1];
+    if (df <= 60) return 2.750 + (2.660 - 2.750) * double(df - 30) / 30.0;
+    if (df <= 120) return 2.660 + (2.617 - 2.660) * double(df - 60) / 60.0;
+    return 2.576;
+}
+
+PairedGain pairedGain(const std::vector<double>& topMs, const std::vector<double>& candidateMs) {
+    if (topMs.size() != candidateMs.size())
+        throw Error("", "", "paired gain over " + std::to_string(topMs.size()) + " top and " +
+                                std::to_string(candidateMs.size()) + " candidate rounds");
+    PairedGain g;
+    std::vector<double> logRatios;
+    for (std::size_t i = 0; i < topMs.size(); ++i) {
+        if (!(topMs[i] > 0) || !(candidateMs[i] > 0)) continue;
+        logRatios.push_back(std::log(candidateMs[i] / topMs[i]));
+        g.roundsFaster += candidateMs[i] < topMs[i];
+    }
+    g.rounds = int(logRatios.size());
+    if (g.rounds == 0) return g;
+    double mean = 0.0;
+    for (double x : logRatios) mean += x;
+    mean /= double(g.rounds);
+    g.gainPercent = 100.0 * (1.0 - std::exp(mean));
+    if (g.rounds < 2) {
+        g.lowPercent = g.highPercent = g.low99Percent = g.high99Percent = g.gainPercent;
+        return g;
+    }
+    double ss = 0.0;
+    for (double x : logRatios) ss += (x - mean) * (x - mean);
+    const double se = std::sqrt(ss / double(g.rounds - 1) / double(g.rounds));
+    const double half = studentT975(g.rounds - 1) * se;
+    // A larger log ratio is a slower candidate: the interval's low end of the gain comes from mean + half.
+    g.lowPercent = 100.0 * (1.0 - std::exp(mean + half));
+    g.highPercent = 100.0 * (1.0 - std::exp(mean - half));
+    const double half99 = studentT995(g.rounds - 1) * se;
+    g.low99Percent = 100.0 * (1.0 - std::exp(mean + half99));
+    g.high99Percent = 100.0 * (1.0 - std::exp(mean - half99));
+    return g;
+}
+
+std::string toString(Regime regime) { return regime == Regime::Burst ? "burst" : "sustained"; }
+
+Regime regimeFromString(std::string_view text) {
+    if (text == "sustained") return Regime::Sustained;
+    if (text == "burst") return Regime::Burst;
+    throw Error("", "", "unknown regime '" + std::string(text) + "' (sustained or burst)");
+}
+
+double RegimeMeasurement::medianMs() const {
+    std::vector<double> v = msPerRound;
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+Selection selectCandidate(const std::vector<Candidate>& candidates, int baselineIndex, const SelectionRule& rule,
+                          const std::optional<PairedGain>& aaControl) {
     Selection sel;
     sel.baselineIndex = baselineIndex;
     sel.candidateIndex = baselineIndex;
+    sel.regime = rule.regime;
+    sel.requiredGainPercent = 100.0 * rule.noiseThreshold;
     if (baselineIndex < 0 || baselineIndex >= int(candidates.size())) {
         sel.candidateIndex = -1;
         sel.reason = "no baseline was measured";
         return sel;
     }
-    const Candidate& base = candidates[std::size_t(baselineIndex)];
-    if (!base.final) {
-        sel.reason = "the baseline has no back-to-back measurement; it stays";
-        return sel;
-    }
-    int best = -1;
+    auto confirmed = [&](const Candidate& c) -> const RegimeMeasurement* {
+        const auto& m = rule.regime == Regime::Burst ? c.burst : c.sustained;
+        return m && m->vsTop.valid() ? &*m : nullptr;
+    };
+    const std::string regime = toString(rule.regime);
+    std::ostringstream why;
+    why.precision(2);
+    why << std::fixed;
+    // The finalist with the highest gain, whatever its interval: what the report states as the best alternative.
+    int best = -1, chosen = -1;
+    bool anyConfirmed = false;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
         const Candidate& c = candidates[i];
-        if (int(i) == baselineIndex || !c.final || !eligibleUnderRule(c, rule)) continue;
-        if (best < 0 || c.final->medianMs < candidates[std::size_t(best)].final->medianMs) best = int(i);
+        if (int(i) == baselineIndex || !eligibleUnderRule(c, rule)) continue;
+        const RegimeMeasurement* m = confirmed(c);
+        if (!m) continue;
+        anyConfirmed = true;
+        if (best < 0 || m->vsTop.gainPercent > confirmed(candidates[std::size_t(best)])->vsTop.gainPercent) best = int(i);
+        if (m->vsTop.lowPercent > sel.requiredGainPercent &&
+            (chosen < 0 || m->vsTop.gainPercent > confirmed(candidates[std::size_t(chosen)])->vsTop.gainPercent))
+            chosen = int(i);
     }
-    const double noiseFloor = rule.noiseThreshold;
-    if (best < 0) {
-        sel.requiredGainPercent = 100.0 * std::max(noiseFloor, base.final->noise);
-        sel.reason = rule.exactParity ? "no re-timed candidate is bitwise equal to the baseline; the heuristic top stays"
-                                      : "no re-timed candidate is within the error bound; the heuristic top stays";
+    sel.bestAlternative = best;
+    if (!anyConfirmed) {
+        sel.reason = "no candidate " + std::string(rule.exactParity ? "bitwise equal to the baseline" : "within the error bound") +
+                     " was confirmed in the " + regime + " regime; the heuristic top stays";
         return sel;
     }
-    const Candidate& fastest = candidates[std::size_t(best)];
-    const double gain = (base.final->medianMs - fastest.final->medianMs) / base.final->medianMs;
-    const double required = std::max({noiseFloor, base.final->noise, fastest.final->noise});
-    sel.gainPercent = 100.0 * gain;
-    sel.requiredGainPercent = 100.0 * required;
-    std::ostringstream why;
-    why.precision(3);
-    if (gain <= required) {
-        why << "fastest eligible candidate #" << best << " gains " << std::fixed << 100.0 * gain
-            << "%, not beyond the noise threshold of " << 100.0 * required << "%; the heuristic top stays";
+    if (!aaControl || !aaControl->valid()) {
+        sel.reason = "the A/A control did not run, so the noise is unknown; the heuristic top stays";
+        return sel;
+    }
+    if (!aaControl->containsZero99()) {
+        sel.tooNoisy = true;
+        why << "too noisy to decide: the A/A control (the heuristic top against itself) differs by "
+            << aaControl->gainPercent << "% (99% interval [" << aaControl->low99Percent << ", "
+            << aaControl->high99Percent << "]) in the " << regime << " rounds; the heuristic top stays";
         sel.reason = why.str();
         return sel;
     }
-    if (!fastest.final->verdictVsBaseline.empty() && fastest.final->verdictVsBaseline != "FASTER") {
-        why << "candidate #" << best << " gains " << std::fixed << 100.0 * gain
-            << "% by median but the back-to-back comparison says " << fastest.final->verdictVsBaseline
-            << "; the heuristic top stays";
+    const RegimeMeasurement& b = *confirmed(candidates[std::size_t(best)]);
+    if (chosen < 0) {
+        why << "best confirmed candidate #" << best << " gains " << b.vsTop.gainPercent << "% [" << b.vsTop.lowPercent
+            << ", " << b.vsTop.highPercent << "] (" << regime << ", " << b.vsTop.rounds
+            << " paired rounds): the interval's lower end does not clear " << sel.requiredGainPercent
+            << "%; the heuristic top stays";
         sel.reason = why.str();
         return sel;
     }
-    sel.candidateIndex = best;
+    const RegimeMeasurement& m = *confirmed(candidates[std::size_t(chosen)]);
+    sel.candidateIndex = chosen;
     sel.leftBaseline = true;
-    why << "candidate #" << best << " is " << std::fixed << 100.0 * gain
-        << "% faster than the heuristic top, back to back (threshold " << 100.0 * required << "%), "
+    sel.gainPercent = m.vsTop.gainPercent;
+    sel.lowPercent = m.vsTop.lowPercent;
+    sel.highPercent = m.vsTop.highPercent;
+    why << "candidate #" << chosen << " is " << m.vsTop.gainPercent << "% faster than the heuristic top [95% interval "
+        << m.vsTop.lowPercent << ", " << m.vsTop.highPercent << "] (" << regime << ", " << m.vsTop.rounds
+        << " paired rounds, faster in " << m.vsTop.roundsFaster << "; A/A control " << aaControl->gainPercent << "% ["
+        << aaControl->lowPercent << ", " << aaControl->highPercent << "]), "
         << (rule.exactParity ? "bitwise equal output" : "within the error bound");
     sel.reason = why.str();
     return sel;
@@ -477,7 +570,7 @@ SearchStats GuidedSearch::run(std::vector<Candidate>& candidates, const CheckFn&
     auto bestMs = [&]() {
         double best = std::numeric_limits<double>::infinity();
         for (const auto& c : candidates)
-            if (usable(c)) best = std::min(best, c.firstPass->medianMs);
+            if (usable(c)) best = std::min(best, c.firstPass->rankMs());
         return best;
     };
     auto say = [&](const std::string& line) {
@@ -495,7 +588,7 @@ SearchStats GuidedSearch::run(std::vector<Candidate>& candidates, const CheckFn&
         for (const auto& c : candidates)
             if (usable(c)) ranked.push_back(c.index);
         std::stable_sort(ranked.begin(), ranked.end(), [&](int a, int b) {
-            return candidates[std::size_t(a)].firstPass->medianMs < candidates[std::size_t(b)].firstPass->medianMs;
+            return candidates[std::size_t(a)].firstPass->rankMs() < candidates[std::size_t(b)].firstPass->rankMs();
         });
         int centre = -1;
         SearchMove move = SearchMove::Cluster;
@@ -601,7 +694,7 @@ SearchStats GuidedSearch::run(std::vector<Candidate>& candidates, const CheckFn&
                 } else {
                     consecutiveFailures = 0;
                 }
-                if (usable(c) && c.firstPass->medianMs < before) ++better;
+                if (usable(c) && c.firstPass->rankMs() < before) ++better;
                 candidates.push_back(std::move(c));
             }
             // A faster configuration moves the centre at once; the rest of this move stays open for later.
@@ -615,7 +708,7 @@ SearchStats GuidedSearch::run(std::vector<Candidate>& candidates, const CheckFn&
         std::ostringstream line;
         line.precision(4);
         line << "expand #" << centre << " (" << std::fixed
-             << (candidates[std::size_t(centre)].firstPass ? candidates[std::size_t(centre)].firstPass->medianMs : 0.0)
+             << (candidates[std::size_t(centre)].firstPass ? candidates[std::size_t(centre)].firstPass->rankMs() : 0.0)
              << " ms) by " << toString(move) << ": " << proposals.size() << " proposed, " << checked << " checked, "
              << valid.size() << " valid within the workspace cap (" << overCap << " over it), " << timed
              << " timed, " << better << " faster than the best before; best now " << bestMs() << " ms"
@@ -883,6 +976,31 @@ Json finalToJson(const FinalMeasurement& f) {
 // -1 (not told) is written as null.
 Json knownOrNull(double value) { return value >= 0 ? Json(value) : Json(nullptr); }
 
+Json pairedGainToJson(const PairedGain& g) {
+    if (!g.valid()) return nullptr;
+    return {{"rounds", g.rounds},
+            {"gain_percent", g.gainPercent},
+            {"interval_95_percent", Json::array({g.lowPercent, g.highPercent})},
+            {"interval_99_percent", Json::array({g.low99Percent, g.high99Percent})},
+            {"rounds_faster", g.roundsFaster}};
+}
+
+Json knownList(const std::vector<double>& values) {
+    Json list = Json::array();
+    for (double v : values) list.push_back(knownOrNull(v));
+    return list;
+}
+
+Json regimeToJson(const RegimeMeasurement& m) {
+    return {{"regime", toString(m.regime)},
+            {"median_ms", m.medianMs()},
+            {"ms_per_round", m.msPerRound},
+            {"top_ms_per_round", m.topMsPerRound},
+            {"joules_per_launch_per_round", knownList(m.joulesPerRound)},
+            {"sm_clock_mhz_per_round", knownList(m.smClockMHzPerRound)},
+            {"vs_top", pairedGainToJson(m.vsTop)}};
+}
+
 Json candidateToJson(const Candidate& c, double flops) {
     Json j;
     j["index"] = c.index;
@@ -901,7 +1019,12 @@ Json candidateToJson(const Candidate& c, double flops) {
     } else {
         j["first_pass"] = nullptr;
     }
+    if (c.firstPass && c.firstPass->relativeToTop > 0) j["first_pass"]["relative_to_top"] = c.firstPass->relativeToTop;
+    if (c.screen) j["screen"] = {{"ratios_to_top", c.screen->ratios}, {"score", c.screen->score}};
     j["final"] = c.final ? finalToJson(*c.final) : Json(nullptr);
+    if (c.sustained || c.burst)
+        j["confirm"] = {{"sustained", c.sustained ? regimeToJson(*c.sustained) : Json(nullptr)},
+                        {"burst", c.burst ? regimeToJson(*c.burst) : Json(nullptr)}};
     if (c.power) j["power"] = powerWindowToJson(*c.power);
     j["parity"] = parityToJson(c.parity);
     j["error"] = c.error.empty() ? Json(nullptr) : Json(c.error);
@@ -1041,9 +1164,10 @@ Json buildExplorerReport(const ExplorationResult& r) {
     search["order"] = "heuristic answers first; then, around the fastest configurations (beam), single moves "
                       "(cluster, custom, swizzle, stages, tile), pairs (tile x stages, tile x cluster, custom x "
                       "cluster, stages x cluster, tile x custom), split-k, other algorithm ids";
-    search["first_pass"] = "batches of candidates run back to back on the GPU (no host round trip between them): per "
-                           "candidate untimed warm-up launches (about 25 ms of work), then 3 cold-L2 samples "
-                           "bracketed by events; the GPU is kept busy while the host checks configurations";
+    search["first_pass"] = "batches of candidates run back to back on the GPU (no host round trip between them), the "
+                           "heuristic top between every 4 candidates: per item untimed warm-up launches (about 25 ms "
+                           "of work), then 3 cold-L2 samples bracketed by events; each candidate ranked by its median "
+                           "over its neighbouring top items; the GPU is kept busy while the host checks configurations";
     search["finalists"] = r.finalistMethod;
     Json algos = Json::array();
     for (const auto& a : r.algorithms)
@@ -1071,8 +1195,14 @@ Json buildExplorerReport(const ExplorationResult& r) {
         const Candidate& b = r.candidates[std::size_t(s.baselineIndex)];
         selected["baseline_median_ms"] = b.final ? Json(b.final->medianMs) : Json(nullptr);
         selected["improvement_percent"] = s.gainPercent;
+        selected["improvement_interval_95_percent"] =
+            s.leftBaseline ? Json::array({s.lowPercent, s.highPercent}) : Json(nullptr);
+        selected["regime"] = toString(s.regime);
         selected["required_improvement_percent"] = s.requiredGainPercent;
         selected["left_baseline"] = s.leftBaseline;
+        selected["too_noisy"] = s.tooNoisy;
+        if (c.sustained && c.sustained->vsTop.valid()) selected["sustained"] = pairedGainToJson(c.sustained->vsTop);
+        if (c.burst && c.burst->vsTop.valid()) selected["burst"] = pairedGainToJson(c.burst->vsTop);
         selected["reason"] = s.reason;
         selected["output_sha256"] = c.parity.checked ? Json(c.parity.sha256) : Json(nullptr);
         selected["bitwise_equal_to_baseline"] = c.parity.bitwiseEqualToBaseline;
@@ -1083,8 +1213,37 @@ Json buildExplorerReport(const ExplorationResult& r) {
     if (selected.is_object()) {
         report["selected"]["rule"] = {{"exact_parity", r.rule.exactParity},
                                       {"error_bound", r.rule.exactParity ? Json(nullptr) : Json(r.rule.errorBound)},
-                                      {"noise_threshold", r.rule.noiseThreshold}};
+                                      {"noise_threshold", r.rule.noiseThreshold},
+                                      {"regime", toString(r.rule.regime)},
+                                      {"criterion", "the lower end of the paired gain's 95% interval above "
+                                                    "noise_threshold, and the A/A control's interval containing 0"}};
     }
+
+    Json confirm;
+    const ConfirmSettings& cs = r.confirmSettings;
+    confirm["settings"] = {{"rounds", cs.rounds},
+                           {"block_seconds", cs.blockSeconds},
+                           {"warmup_seconds", cs.warmupSeconds},
+                           {"preheat_seconds", cs.preheatSeconds},
+                           {"burst_rounds", cs.burstRounds},
+                           {"burst_idle_seconds", cs.burstIdleSeconds},
+                           {"burst_launches", cs.burstLaunches}};
+    confirm["screen_passes"] = r.screenPasses;
+    confirm["regime"] = toString(r.rule.regime);
+    confirm["aa_control"] = {{"sustained", r.aaSustained ? regimeToJson(*r.aaSustained) : Json(nullptr)},
+                             {"burst", r.aaBurst ? regimeToJson(*r.aaBurst) : Json(nullptr)}};
+    confirm["too_noisy"] = s.tooNoisy;
+    const bool haveAlternative = s.bestAlternative >= 0 && s.bestAlternative < int(r.candidates.size());
+    confirm["best_alternative_index"] = haveAlternative ? Json(s.bestAlternative) : Json(nullptr);
+    if (haveAlternative) {
+        const Candidate& a = r.candidates[std::size_t(s.bestAlternative)];
+        confirm["best_alternative"] = algoConfigToJson(a.config);
+        confirm["best_alternative"]["raw_algo_hex"] = rawAlgoToHex(a.raw);
+        confirm["best_alternative"]["sustained"] = a.sustained ? pairedGainToJson(a.sustained->vsTop) : Json(nullptr);
+        confirm["best_alternative"]["burst"] = a.burst ? pairedGainToJson(a.burst->vsTop) : Json(nullptr);
+    }
+    confirm["method"] = r.finalistMethod;
+    report["confirm"] = std::move(confirm);
 
     const PowerSummary& p = r.power;
     report["power_state"] = {
@@ -1100,8 +1259,8 @@ Json buildExplorerReport(const ExplorationResult& r) {
         {"fastest_finalist_index", p.fastestFinalist >= 0 ? Json(p.fastestFinalist) : Json(nullptr)},
         {"energy_change_percent", p.fastestFinalist >= 0 ? Json(p.energyChangePercent) : Json(nullptr)},
         {"cycles_change_percent", p.fastestFinalist >= 0 ? Json(p.cyclesChangePercent) : Json(nullptr)},
-        {"method", "after the rounds, each finalist runs back to back for window_seconds (cold L2) while NVML's energy "
-                   "counter, board power, SM clock and clock-event reasons are read every 10 ms"},
+        {"method", "each finalist's sustained confirm blocks (window_seconds in all, cold L2): NVML's energy counter "
+                   "read at each block's start and end, board power, SM clock and clock-event reasons every 10 ms"},
         {"note", p.note}};
 
     Json errors = Json::array();
@@ -1134,6 +1293,14 @@ ReplayPlan replayPlanFromReport(const Json& report, const std::string& file) {
         plan.selectedMedianMs = selected.at("median_ms").get<double>();
     if (selected.contains("baseline_median_ms") && selected.at("baseline_median_ms").is_number())
         plan.baselineMedianMs = selected.at("baseline_median_ms").get<double>();
+    if (selected.contains("improvement_percent") && selected.at("improvement_percent").is_number())
+        plan.reportedGainPercent = selected.at("improvement_percent").get<double>();
+    if (const auto it = selected.find("improvement_interval_95_percent");
+        it != selected.end() && it->is_array() && it->size() == 2 && (*it)[0].is_number() && (*it)[1].is_number()) {
+        plan.reportedLowPercent = (*it)[0].get<double>();
+        plan.reportedHighPercent = (*it)[1].get<double>();
+        plan.reportedInterval = true;
+    }
     const Json& baseline = member(report, "baseline_kernel_metadata", file, "");
     plan.baseline = algoConfigFromJson(member(baseline, "config", file, "/baseline_kernel_metadata"), file,
                                        "/baseline_kernel_metadata/config");

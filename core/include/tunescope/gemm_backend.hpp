@@ -86,16 +86,38 @@ public:
     // Enqueues `launches` untimed launches of `raw` and returns at once: the GPU stays busy (and in its sustained
     // power state) while the host checks the next configurations.
     virtual void keepBusy(const RawAlgo& raw, std::uint64_t workspaceBytes, int launches) = 0;
-    // About `seconds` of back-to-back launches of `raw` (cold L2), timed with events, while NVML's energy counter,
-    // power, SM clock and clock-event reasons are read. `msPerLaunch` is the expected time of one launch. Device
-    // errors throw Error; a driver without NVML gives a window with only the timing (-1 elsewhere).
-    virtual PowerWindow powerWindow(const RawAlgo& raw, std::uint64_t workspaceBytes, double seconds,
-                                    double msPerLaunch) = 0;
+    // Blocks of launches run back to back in stream order (the GPU never idles between blocks, unless a block asks
+    // for idle time first). Per block: `idleBeforeSeconds` with the GPU drained, `warmups` untimed launches, then
+    // `launches` timed ones (cold L2: each on the next input set), bracketed by events per launch, or per group
+    // of launches when there are many. While the blocks run, NVML's energy counter is read at each block's
+    // timed start and end, and SM clock, power and clock-event reasons every ~10 ms. A block that fails to
+    // enqueue fails alone; a device fault fails the blocks not finished.
+    struct Block {
+        RawAlgo raw{};
+        std::uint64_t workspaceBytes = 0;
+        int warmups = 0;
+        int launches = 1;
+        double idleBeforeSeconds = 0.0;
+    };
+    struct BlockResult {
+        double medianMsPerLaunch = 0.0;  // median over the timed launches (or groups, per launch)
+        double meanMsPerLaunch = 0.0;    // the timed part's events over its launches
+        int launches = 0;
+        double seconds = 0.0;            // of the timed part
+        double joulesPerLaunch = -1.0;   // -1 when the driver does not tell
+        double meanPowerReadingW = -1.0;
+        double powerLimitW = -1.0;
+        double meanSmClockMHz = -1.0;
+        int readings = 0, powerCapReadings = 0;
+        std::uint64_t clockEventReasons = 0;
+        std::string error;
+    };
+    virtual std::vector<BlockResult> runBlocks(const std::vector<Block>& blocks) = 0;
 };
 
 // The plugin also exports `int tunescope_gemm_backend_interface(void)` returning this number; the loader refuses a
 // plugin built for another one (its virtual functions would not match).
-inline constexpr int kGemmBackendInterfaceVersion = 3;  // 3: TimedWork::lastConditions (GemmWork is a TimedWork)
+inline constexpr int kGemmBackendInterfaceVersion = 4;  // 3: TimedWork::lastConditions (GemmWork is a TimedWork); 4: runBlocks
 inline constexpr const char* kGemmBackendInterfaceSymbol = "tunescope_gemm_backend_interface";
 using GemmBackendInterfaceFn = int (*)();
 
@@ -141,17 +163,17 @@ GemmBackendProbe loadGemmBackend(const std::string& exeDir);
 struct ExploreOptions {
     GemmSpec spec;
     SelectionRule rule;
-    double budgetSeconds = 150.0;  // the whole exploration, setup to selection
+    double budgetSeconds = 60.0;   // the whole exploration, setup to selection
     std::uint64_t dataSeed = 20261202;
-    int finalists = 6;             // re-timed back to back with the baseline
-    int finalistRounds = 4;        // alternating order, one measurement per finalist per round
+    int screenCandidates = 16;     // the best of the search's first pass, re-screened against the top
+    int screenPasses = 2;          // randomly ordered passes of the screen (the search's first pass is one more)
+    int finalists = 3;             // confirmed against the top (requested configs come on top of these)
+    ConfirmSettings confirm;
     bool coldL2 = true;
     SearchOptions search;          // clusterShapeIds/workspaceCap filled in from the device and spec
     // Configurations to time whatever the search does (e.g. a winner claimed elsewhere); they are always finalists
     // when they pass AlgoCheck, run and meet the parity rule.
     std::vector<AlgoConfig> requestedConfigs;
-    // After the rounds, each finalist runs this long back to back while power and energy are read (0: skip).
-    double powerWindowSeconds = 1.0;
 };
 
 using ExploreProgressFn = std::function<void(const std::string&)>;
@@ -162,20 +184,40 @@ using ExploreProgressFn = std::function<void(const std::string&)>;
 ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& options,
                                  const ExploreProgressFn& progress = {});
 
+// The confirm stage on its own (explore and replay both use it): entries[0] is the heuristic top, the A/A control
+// (the top again) is added, and every entry gets a block in each round, in one regime. Rounds come in ABBA pairs (a
+// fresh random order, then it reversed). Returns one measurement per entry, each finalist paired per round with the
+// geometric mean of the two top blocks, and the A/A control last (its second top block over the first); an entry
+// whose block failed has its error set instead.
+struct ConfirmEntry {
+    RawAlgo raw{};
+    std::uint64_t workspaceBytes = 0;
+    double estimateMs = 1.0;  // expected time per launch (sizes the blocks)
+};
+struct ConfirmRun {
+    std::vector<RegimeMeasurement> entries;  // entries.size() + 1: the last is the A/A control
+    std::vector<std::string> errors;         // per entry, empty when it ran
+    std::vector<PowerWindow> power;          // sustained: per entry, its blocks summed up
+    double seconds = 0.0;
+};
+ConfirmRun runConfirm(GemmBackend& backend, const std::vector<ConfirmEntry>& entries, Regime regime,
+                      const ConfirmSettings& settings, std::uint64_t orderSeed);
+
 struct ReplayOutcome {
     bool versionMatches = false;
     std::string refusal;  // set when it refused (version mismatch, AlgoCheck failed)
-    FinalMeasurement selected, baseline;
-    double gainPercent = 0.0;
-    std::string verdict;  // compare(selected, baseline)
+    FinalMeasurement selected, baseline;  // sustained blocks
+    std::optional<RegimeMeasurement> sustained, burst;      // the selection against the top
+    std::optional<RegimeMeasurement> aaSustained, aaBurst;  // the A/A control
+    double gainPercent = 0.0;  // sustained paired gain
+    std::string verdict;       // FASTER / SLOWER / SAME (interval vs 0), or TOO NOISY (the A/A excluded 0)
     std::string sha256;
     bool sha256MatchesReport = false;
-    std::optional<PowerWindow> baselinePower;  // the heuristic top's power window after the rounds
+    std::optional<PowerWindow> baselinePower;  // the heuristic top's sustained blocks
 };
 
-// Re-times the report's selection against its baseline in alternating rounds, then takes the baseline's power
-// window (0 seconds: none) to judge whether the card is power-limited (verdict on times alone, as in explore).
-ReplayOutcome runReplay(GemmBackend& backend, const ReplayPlan& plan, int rounds,
-                        const ExploreProgressFn& progress = {}, double powerWindowSeconds = 1.0);
+// Re-runs the explorer's confirm stage (both regimes) on the report's selection against its baseline.
+ReplayOutcome runReplay(GemmBackend& backend, const ReplayPlan& plan, const ConfirmSettings& settings,
+                        const ExploreProgressFn& progress = {});
 
 }  // namespace tunescope::gemm

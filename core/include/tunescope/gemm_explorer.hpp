@@ -139,6 +139,72 @@ struct FirstPass {
     double medianMs = 0.0;
     int warmups = 0;        // untimed launches right before the samples, back to back with them
     int smClockMHz = -1;    // SM clock read after the candidate's batch, -1 when unknown
+    // medianMs over the mean of the heuristic top's items next to it in the same batch (0: not measured so): what
+    // the search ranks by, since the power state drifts between batches.
+    double relativeToTop = 0.0;
+    double topReferenceMs = 0.0;  // the heuristic top's own first-pass median, which relativeToTop scales
+    // What the search ranks by: the time relative to the neighbouring top items, in the top's milliseconds.
+    double rankMs() const { return relativeToTop > 0 && topReferenceMs > 0 ? relativeToTop * topReferenceMs : medianMs; }
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Paired comparisons over rounds (the confirm stage; docs/explorer.md)
+// ---------------------------------------------------------------------------------------------------------------
+
+// A candidate against the heuristic top, one ratio per round (both blocks of a round measured back to back, so the
+// ratio is free of drift slower than a round). Rounds are the unit: the interval comes from the spread of the
+// per-round log ratios (Student t, rounds - 1 degrees of freedom), never from launches pooled as if independent.
+struct PairedGain {
+    int rounds = 0;
+    double gainPercent = 0.0;  // 100 x (1 - geometric mean of candidate / top): positive = the candidate is faster
+    double lowPercent = 0.0, highPercent = 0.0;  // 95% interval of gainPercent
+    double low99Percent = 0.0, high99Percent = 0.0;  // 99% interval (the A/A control is judged on it)
+    int roundsFaster = 0;      // rounds in which the candidate's block was faster than the top's
+    bool valid() const { return rounds >= 2; }
+    bool containsZero() const { return lowPercent <= 0.0 && highPercent >= 0.0; }
+    bool containsZero99() const { return low99Percent <= 0.0 && high99Percent >= 0.0; }
+};
+// Throws Error unless both have the same size; fewer than 2 rounds give an invalid (rounds < 2) result.
+PairedGain pairedGain(const std::vector<double>& topMs, const std::vector<double>& candidateMs);
+// The 97.5% and 99.5% quantiles of Student's t with `degreesOfFreedom` (>= 1).
+double studentT975(int degreesOfFreedom);
+double studentT995(int degreesOfFreedom);
+
+// The two power regimes users see: sustained (back to back: a serving GPU at its power cap) and short bursts
+// after idle (boost clocks).
+enum class Regime { Sustained, Burst };
+std::string toString(Regime regime);  // "sustained", "burst"
+Regime regimeFromString(std::string_view text);  // throws Error naming the value
+
+// How the confirm stage runs (defaults: about 30 s of the explorer's 60 s budget on the shapes).
+struct ConfirmSettings {
+    int rounds = 6;                // sustained: balanced rounds, each one block of every entry
+    double blockSeconds = 0.5;     // timed part of a sustained block
+    double warmupSeconds = 0.1;    // launches before it, dropped (at least 2)
+    double preheatSeconds = 1.0;   // the heuristic top runs this long before the first round (steady power state)
+    int burstRounds = 4;           // burst: rounds of one burst per entry
+    double burstIdleSeconds = 1.5; // the GPU idles this long before each burst
+    int burstLaunches = 5;         // launches per burst; the burst's per-launch median is its time
+};
+
+// One entry of the confirm stage in one regime: its block in every round, and the top's block of the same round.
+struct RegimeMeasurement {
+    Regime regime = Regime::Sustained;
+    std::vector<double> msPerRound;          // the block's per-launch median (warm-up dropped)
+    std::vector<double> joulesPerRound;      // energy per launch over the block, -1 when unknown
+    std::vector<double> smClockMHzPerRound;  // mean SM clock during the block, -1 when unknown
+    // What it is paired with in each round: the geometric mean of the round's two heuristic-top blocks (the top and
+    // its A/A copy); for the A/A control, the first top block.
+    std::vector<double> topMsPerRound;
+    PairedGain vsTop;                        // empty (rounds 0) for the heuristic top itself
+    double medianMs() const;
+};
+
+// The screen: the candidate's time over its neighbouring heuristic-top items, one ratio per pass (the search's
+// first pass and the screen's randomly ordered passes). Finalists are chosen on `score`, the median of the ratios.
+struct ScreenResult {
+    std::vector<double> ratios;
+    double score = 0.0;  // < 1: faster than the top
 };
 
 // A finalist's back-to-back re-timing (measurement engine numbers).
@@ -185,8 +251,10 @@ struct Candidate {
     std::string source;  // "heuristic 64MiB #0", "cluster of #12", ...
     std::optional<FirstPass> firstPass;
     OutputParity parity;
-    std::optional<FinalMeasurement> final;
-    std::optional<PowerWindow> power;  // finalists, when NVML reports power
+    std::optional<ScreenResult> screen;  // shortlisted candidates
+    std::optional<FinalMeasurement> final;  // finalists: their sustained confirm blocks summed up
+    std::optional<RegimeMeasurement> sustained, burst;  // finalists: the confirm stage, per regime
+    std::optional<PowerWindow> power;  // finalists: their sustained confirm blocks' power, energy and clocks
     std::string error;  // the launch failed: recorded, not fatal
 };
 
@@ -211,25 +279,34 @@ PowerSummary summarizePower(const std::vector<Candidate>& candidates, int baseli
 struct SelectionRule {
     bool exactParity = true;    // the seed's production rule: bitwise equal to the baseline
     double errorBound = 1e-2;   // otherwise: max_rel_error at most this
-    double noiseThreshold = 0.02;  // leave the baseline only for a gain beyond this and beyond the measured noise
+    // Leave the baseline only when the lower end of the gain's 95% interval is above this fraction.
+    double noiseThreshold = 0.01;
+    Regime regime = Regime::Sustained;  // the regime whose confirm rounds decide
 };
 
 struct Selection {
     int candidateIndex = -1;
     int baselineIndex = -1;
-    double gainPercent = 0.0;  // (baseline - selected) / baseline * 100, finalist medians
-    double requiredGainPercent = 0.0;
+    Regime regime = Regime::Sustained;
+    double gainPercent = 0.0;  // the confirmed paired gain of the selection (0 for the baseline itself)
+    double lowPercent = 0.0, highPercent = 0.0;  // its 95% interval
+    double requiredGainPercent = 0.0;  // what the interval's lower end had to clear
     bool leftBaseline = false;
+    bool tooNoisy = false;     // the A/A control's interval excluded 0: nothing can be decided on this machine
+    int bestAlternative = -1;  // the confirmed finalist with the highest gain in the regime (-1: none), selected or not
     std::string reason;
 };
 
 // Candidates that may be selected under the rule: timed, no error, parity within the rule.
 bool eligibleUnderRule(const Candidate& candidate, const SelectionRule& rule);
 
-// The fastest eligible finalist (by final median; ties keep the baseline, then the lower index) replaces the
-// baseline only when its gain exceeds max(noiseThreshold, both finalists' measured noise) and the engine's
-// verdict (when there is one) is FASTER. Otherwise the baseline stays, with the reason.
-Selection selectCandidate(const std::vector<Candidate>& candidates, int baselineIndex, const SelectionRule& rule);
+// Among eligible finalists confirmed in the rule's regime, those whose gain interval's lower end clears the
+// threshold; of them the highest gain (ties: the lower index) replaces the baseline, but only when the A/A
+// control (`aaControl`: the top against itself in the same rounds) has a 99% interval that contains 0 (at 99%, a
+// machine with no systematic error is called too noisy 1 time in 100, not 1 in 20). Otherwise
+// the baseline stays, with the reason ("too noisy to decide" when the A/A failed).
+Selection selectCandidate(const std::vector<Candidate>& candidates, int baselineIndex, const SelectionRule& rule,
+                          const std::optional<PairedGain>& aaControl);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Guided search
@@ -344,8 +421,11 @@ struct ExplorationResult {
     std::uint64_t baselineWorkspaceBytes = 0;
     Selection selection;
     SearchStats stats;
-    std::string finalistMethod;  // how finalists were re-timed
-    double powerWindowSeconds = 0.0;  // each finalist's power window, 0 when not measured
+    std::string finalistMethod;  // how finalists were screened and confirmed
+    ConfirmSettings confirmSettings;
+    std::optional<RegimeMeasurement> aaSustained, aaBurst;  // the A/A control (the top entered twice)
+    int screenPasses = 0;
+    double powerWindowSeconds = 0.0;  // each finalist's sustained blocks in all, 0 when not measured
     PowerSummary power;
     std::vector<UnsupportedNote> errorsAndUnsupported;
     double wallSeconds = 0.0;
@@ -378,6 +458,9 @@ struct ReplayPlan {
     std::uint64_t selectedWorkspaceBytes = 0;
     std::string selectedSha256;
     double selectedMedianMs = 0.0;
+    // The report's confirmed gain of the selection (sustained unless the report selected on bursts) and interval.
+    double reportedGainPercent = 0.0, reportedLowPercent = 0.0, reportedHighPercent = 0.0;
+    bool reportedInterval = false;
     AlgoConfig baseline;
     RawAlgo baselineRaw{};
     std::uint64_t baselineWorkspaceBytes = 0;

@@ -683,75 +683,164 @@ public:
         for (int i = 0; i < launches; ++i) matmul(algo, std::min<std::uint64_t>(workspaceBytes, workspace_.bytes), nextSet());
     }
 
-    PowerWindow powerWindow(const RawAlgo& raw, std::uint64_t workspaceBytes, double seconds, double msPerLaunch) override {
+    std::vector<BlockResult> runBlocks(const std::vector<Block>& blocks) override {
         requirePrepared();
-        PowerWindow w;
-        const cublasLtMatmulAlgo_t algo = fromRaw(raw);
-        const std::uint64_t ws = std::min<std::uint64_t>(workspaceBytes, workspace_.bytes);
-        w.launches = int(std::clamp(std::ceil(1000.0 * seconds / std::max(msPerLaunch, 1e-3)), 4.0, 20000.0));
-        // NVML is read on a thread of its own every 10 ms while the launches run, so the host's enqueueing (which
-        // blocks once the stream's queue is full) does not starve the readings.
-        std::atomic<bool> done{false};
-        std::vector<long long> clocks, powers;
-        std::uint64_t reasons = 0;
-        int capReadings = 0, readings = 0;
+        const std::size_t n = blocks.size();
+        std::vector<BlockResult> results(n);
+        if (n == 0) return results;
+        // Events per launch, or per group of launches when there are many (at most 128 timed intervals a block).
+        constexpr int kMaxIntervals = 128;
+        std::vector<int> intervals(n);
+        std::vector<std::size_t> firstEvent(n);
+        std::size_t needed = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            intervals[i] = std::min(std::max(1, blocks[i].launches), kMaxIntervals);
+            firstEvent[i] = needed;
+            needed += std::size_t(intervals[i]) + 1;
+        }
+        ensureEvents(needed);
+        const long long limitMw = nvml_ ? nvml_->enforcedPowerLimitMilliwatts() : -1;
+
+        // A host thread reads NVML while the blocks run: the energy counter when a block's timed part starts and
+        // ends (it watches the block's first and last events), clock, power and reasons every 10 ms in between.
+        // The main thread meanwhile enqueues (and blocks when the stream's queue is full).
+        std::atomic<long> startRecorded{-1}, endRecorded{-1};
+        std::atomic<bool> abort{false};
+        std::vector<long long> energyStart(n, -1), energyEnd(n, -1);
+        std::vector<std::vector<long long>> clocks(n), powers(n);
+        std::vector<int> readings(n, 0), capReadings(n, 0);
+        std::vector<std::uint64_t> reasons(n, 0);
+        const int device = device_;
         auto sampler = [&] {
-            while (!done.load()) {
-                const int clock = nvml_ ? nvml_->smClockMHz() : -1;
-                const long long power = nvml_ ? nvml_->powerMilliwatts() : -1;
-                const long long why = nvml_ ? nvml_->clockEventReasons() : -1;
-                if (clock > 0) clocks.push_back(clock);
-                if (power > 0) powers.push_back(power);
-                if (why >= 0) {
-                    reasons |= std::uint64_t(why);
-                    capReadings += (std::uint64_t(why) & cuda::kClockEventSwPowerCap) != 0;
+            cudaSetDevice(device);
+            std::size_t b = 0;
+            bool running = false;
+            auto lastReading = std::chrono::steady_clock::now() - std::chrono::milliseconds(20);
+            while (b < n && !abort.load()) {
+                if (!running) {
+                    if (startRecorded.load() >= long(b)) {
+                        const cudaError_t q = cudaEventQuery(events_[firstEvent[b]]);
+                        if (q == cudaSuccess) {
+                            energyStart[b] = nvml_ ? nvml_->energyMillijoules() : -1;
+                            running = true;
+                            continue;
+                        }
+                        if (q != cudaErrorNotReady) break;
+                    }
+                } else {
+                    const auto now = std::chrono::steady_clock::now();
+                    if (nvml_ && now - lastReading >= std::chrono::milliseconds(10)) {
+                        lastReading = now;
+                        const int clock = nvml_->smClockMHz();
+                        const long long power = nvml_->powerMilliwatts();
+                        const long long why = nvml_->clockEventReasons();
+                        if (clock > 0) clocks[b].push_back(clock);
+                        if (power > 0) powers[b].push_back(power);
+                        if (why >= 0) {
+                            reasons[b] |= std::uint64_t(why);
+                            capReadings[b] += (std::uint64_t(why) & cuda::kClockEventSwPowerCap) != 0;
+                        }
+                        readings[b] += clock > 0 || power > 0 || why >= 0;
+                    }
+                    if (endRecorded.load() >= long(b)) {
+                        const cudaError_t q = cudaEventQuery(events_[firstEvent[b] + std::size_t(intervals[b])]);
+                        if (q == cudaSuccess) {
+                            energyEnd[b] = nvml_ ? nvml_->energyMillijoules() : -1;
+                            running = false;
+                            ++b;
+                            continue;
+                        }
+                        if (q != cudaErrorNotReady) break;
+                    }
                 }
-                readings += clock > 0 || power > 0 || why >= 0;
-                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+                std::this_thread::sleep_for(std::chrono::microseconds(250));
             }
         };
-        // From a drained stream, so that the energy read before the window belongs to it alone.
-        checkCuda(cudaStreamSynchronize(stream_), "synchronising before the power window");
-        const long long energyBefore = nvml_ ? nvml_->energyMillijoules() : -1;
         std::thread thread(sampler);
+        cudaError_t sync = cudaSuccess;
         try {
-            checkCuda(cudaEventRecord(start_, stream_), "cudaEventRecord");
-            for (int i = 0; i < w.launches; ++i) matmul(algo, ws, nextSet());
-            checkCuda(cudaEventRecord(stop_, stream_), "cudaEventRecord");
-            checkCuda(cudaEventSynchronize(stop_), "the power window's launches");
+            for (std::size_t i = 0; i < n; ++i) {
+                const Block& block = blocks[i];
+                const int launches = std::max(1, block.launches);
+                const std::size_t e0 = firstEvent[i];
+                int recorded = 0;  // events of this block recorded so far
+                try {
+                    if (block.workspaceBytes > workspace_.bytes)
+                        throw Error("", "", "workspace of " + std::to_string(block.workspaceBytes) + " bytes asked, " +
+                                                std::to_string(workspace_.bytes) + " prepared");
+                    const cublasLtMatmulAlgo_t algo = fromRaw(block.raw);
+                    if (block.idleBeforeSeconds > 0) {
+                        checkCuda(cudaStreamSynchronize(stream_), "synchronising before an idle gap");
+                        std::this_thread::sleep_for(std::chrono::duration<double>(block.idleBeforeSeconds));
+                    }
+                    for (int w = 0; w < block.warmups; ++w) matmul(algo, block.workspaceBytes, nextSet());
+                    checkCuda(cudaEventRecord(events_[e0], stream_), "cudaEventRecord");
+                    recorded = 1;
+                    startRecorded = long(i);
+                    const int base = launches / intervals[i], extra = launches % intervals[i];
+                    for (int k = 0; k < intervals[i]; ++k) {
+                        for (int l = 0; l < base + (k < extra ? 1 : 0); ++l) matmul(algo, block.workspaceBytes, nextSet());
+                        checkCuda(cudaEventRecord(events_[e0 + std::size_t(k) + 1], stream_), "cudaEventRecord");
+                        recorded = k + 2;
+                    }
+                } catch (const Error& e) {
+                    results[i].error = e.message();
+                    // Complete the block's events (with no work) so that the sampler moves on.
+                    for (int k = recorded; k <= intervals[i]; ++k)
+                        (void)cudaEventRecord(events_[e0 + std::size_t(k)], stream_);
+                    startRecorded = long(i);
+                }
+                endRecorded = long(i);
+            }
+            sync = cudaStreamSynchronize(stream_);
         } catch (...) {
-            done = true;
+            abort = true;
             thread.join();
             throw;
         }
-        const long long energyAfter = nvml_ ? nvml_->energyMillijoules() : -1;
-        done = true;
+        if (sync != cudaSuccess) abort = true;
         thread.join();
-        float ms = 0.0f;
-        checkCuda(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
-        w.seconds = double(ms) / 1000.0;
-        w.msPerLaunch = double(ms) / double(w.launches);
+        if (sync != cudaSuccess) {
+            // A fault inside a kernel: no block's timing can be trusted.
+            for (auto& r : results)
+                if (r.error.empty()) r.error = "device fault while running the blocks: " + cudaText(sync);
+            return results;
+        }
         auto mean = [](const std::vector<long long>& values) {
             return values.empty() ? -1.0 : double(std::accumulate(values.begin(), values.end(), 0LL)) / double(values.size());
         };
-        if (!powers.empty()) w.meanPowerReadingW = mean(powers) / 1000.0;
-        if (energyBefore >= 0 && energyAfter > energyBefore) {
-            w.joulesPerLaunch = double(energyAfter - energyBefore) / 1000.0 / double(w.launches);
-            w.meanPowerW = w.seconds > 0 ? double(energyAfter - energyBefore) / 1000.0 / w.seconds : -1.0;
-        } else if (w.meanPowerReadingW > 0) {
-            w.meanPowerW = w.meanPowerReadingW;
-            w.joulesPerLaunch = w.meanPowerW * w.msPerLaunch / 1000.0;
+        for (std::size_t i = 0; i < n; ++i) {
+            BlockResult& r = results[i];
+            if (!r.error.empty()) continue;
+            const int launches = std::max(1, blocks[i].launches);
+            const int base = launches / intervals[i], extra = launches % intervals[i];
+            std::vector<double> perLaunch;
+            for (int k = 0; k < intervals[i]; ++k) {
+                float ms = 0.0f;
+                checkCuda(cudaEventElapsedTime(&ms, events_[firstEvent[i] + std::size_t(k)],
+                                               events_[firstEvent[i] + std::size_t(k) + 1]),
+                          "cudaEventElapsedTime");
+                perLaunch.push_back(double(ms) / double(base + (k < extra ? 1 : 0)));
+            }
+            float total = 0.0f;
+            checkCuda(cudaEventElapsedTime(&total, events_[firstEvent[i]], events_[firstEvent[i] + std::size_t(intervals[i])]),
+                      "cudaEventElapsedTime");
+            std::sort(perLaunch.begin(), perLaunch.end());
+            const std::size_t m = perLaunch.size();
+            r.medianMsPerLaunch = m % 2 ? perLaunch[m / 2] : 0.5 * (perLaunch[m / 2 - 1] + perLaunch[m / 2]);
+            r.launches = launches;
+            r.seconds = double(total) / 1000.0;
+            r.meanMsPerLaunch = double(total) / double(launches);
+            if (energyStart[i] >= 0 && energyEnd[i] > energyStart[i])
+                r.joulesPerLaunch = double(energyEnd[i] - energyStart[i]) / 1000.0 / double(launches);
+            if (!powers[i].empty()) r.meanPowerReadingW = mean(powers[i]) / 1000.0;
+            if (!clocks[i].empty()) r.meanSmClockMHz = mean(clocks[i]);
+            if (limitMw > 0) r.powerLimitW = double(limitMw) / 1000.0;
+            r.readings = readings[i];
+            r.powerCapReadings = capReadings[i];
+            r.clockEventReasons = reasons[i];
         }
-        if (const long long limit = nvml_ ? nvml_->enforcedPowerLimitMilliwatts() : -1; limit > 0)
-            w.powerLimitW = double(limit) / 1000.0;
-        if (!clocks.empty()) {
-            w.meanSmClockMHz = mean(clocks);
-            w.megacyclesPerLaunch = w.msPerLaunch * w.meanSmClockMHz / 1000.0;
-        }
-        w.clockEventReasons = reasons;
-        w.readings = readings;
-        w.powerCapReadings = capReadings;
-        return w;
+        return results;
     }
 
     // For CublasLtWork.
