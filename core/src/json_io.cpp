@@ -13,6 +13,7 @@
 #include <random>
 #include <sstream>
 #include <sys/stat.h>
+#include <unordered_map>
 #include <unistd.h>
 
 namespace tunescope {
@@ -138,13 +139,10 @@ public:
     bool end_array() override { return close(); }
     bool key(string_t& name) override {
         Frame& frame = stack_.back();
-        if (options_.rejectDuplicateKeys && frame.container->contains(name)) {
-            frame.key = name;
-            frame.haveKey = true;
-            return fail("duplicate key \"" + name + "\"");
-        }
+        frame.existingIndex = findMember(frame, name);
         frame.key = std::move(name);
         frame.haveKey = true;
+        if (options_.rejectDuplicateKeys && frame.existingIndex) return fail("duplicate key \"" + frame.key + "\"");
         return true;
     }
     bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
@@ -168,7 +166,28 @@ private:
         Json* container;
         std::string key;
         bool haveKey = false;
+        std::optional<std::size_t> existingIndex;  // where `key` already is in this object (a duplicate), if it is
+        // Member positions by name, built once an object grows past a few members: ordered_json looks names up
+        // linearly, which made an object of n members cost n^2 to read (200k keys took minutes).
+        std::unordered_map<std::string, std::size_t> index;
     };
+    static constexpr std::size_t kLinearLookupLimit = 16;
+
+    // ordered_map is a std::vector of members; its own operator[] takes names only.
+    static Json::object_t::Container& memberVector(Json& object) { return object.get_ref<Json::object_t&>(); }
+
+    static std::optional<std::size_t> findMember(Frame& frame, const std::string& name) {
+        auto& members = memberVector(*frame.container);
+        if (frame.index.empty() && members.size() > kLinearLookupLimit)
+            for (std::size_t i = 0; i < members.size(); ++i) frame.index.emplace(members[i].first, i);
+        if (!frame.index.empty()) {
+            const auto it = frame.index.find(name);
+            return it == frame.index.end() ? std::nullopt : std::optional<std::size_t>(it->second);
+        }
+        for (std::size_t i = 0; i < members.size(); ++i)
+            if (members[i].first == name) return i;
+        return std::nullopt;
+    }
 
     Json* slotForNewValue(Json&& value) {
         if (stack_.empty()) {
@@ -180,10 +199,17 @@ private:
             frame.container->push_back(std::move(value));
             return &frame.container->back();
         }
-        Json& slot = (*frame.container)[frame.key];
-        slot = std::move(value);
+        auto& members = memberVector(*frame.container);
         frame.haveKey = false;
-        return &slot;
+        if (frame.existingIndex) {  // a repeated name (allowed here): the later value wins, in the first's place
+            Json& slot = members[*frame.existingIndex].second;
+            slot = std::move(value);
+            return &slot;
+        }
+        if (!frame.index.empty()) frame.index.emplace(frame.key, members.size());
+        // The vector's own append: ordered_map's emplace/operator[] would search the members again.
+        members.emplace_back(frame.key, std::move(value));  // key kept: pointer() names open members
+        return &members.back().second;
     }
     bool add(Json&& value) {
         slotForNewValue(std::move(value));
@@ -195,7 +221,7 @@ private:
             return false;  // no pointer: it would be 512 levels long
         }
         Json* slot = slotForNewValue(std::move(container));
-        stack_.push_back(Frame{slot, {}, false});
+        stack_.push_back(Frame{slot, {}, false, std::nullopt, {}});
         return true;
     }
     bool close() {
