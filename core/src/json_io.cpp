@@ -40,6 +40,25 @@ std::string readTextFile(const fs::path& file, std::uintmax_t maxBytes) {
     return text;
 }
 
+std::optional<std::size_t> findExcessiveNesting(std::string_view text, std::size_t maxDepth) {
+    std::size_t depth = 0;
+    bool inString = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (c == '\\') ++i;
+            else if (c == '"') inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '{' || c == '[') {
+            if (++depth > maxDepth) return i;
+        } else if ((c == '}' || c == ']') && depth > 0) {
+            --depth;
+        }
+    }
+    return std::nullopt;
+}
+
 namespace {
 
 // Python writes float('inf') as the bare token Infinity. nlohmann refuses both that token and overflowing
@@ -116,7 +135,7 @@ void lineAndColumn(std::string_view text, std::size_t byteOffset, std::size_t& l
 // is bounded (serialising and walking are recursive), and duplicate keys can be refused.
 class DomBuilder : public nlohmann::json_sax<Json> {
 public:
-    static constexpr std::size_t kMaxDepth = 512;
+    static constexpr std::size_t kMaxDepth = kMaxJsonDepth;
 
     DomBuilder(const JsonReadOptions& options, const InfinityMarkers* markers) : options_(options), markers_(markers) {}
 
@@ -160,6 +179,7 @@ public:
     const std::string& error() const { return error_; }
     const std::string& pointerAtError() const { return pointerAtError_; }
     std::optional<std::size_t> errorOffset() const { return errorOffset_; }
+    bool nestingTooDeep() const { return nestingTooDeep_; }
 
 private:
     struct Frame {
@@ -218,7 +238,8 @@ private:
     bool open(Json&& container) {
         if (stack_.size() >= kMaxDepth) {
             error_ = "nesting deeper than " + std::to_string(kMaxDepth) + " levels";
-            return false;  // no pointer: it would be 512 levels long
+            nestingTooDeep_ = true;
+            return false;  // no pointer: it would be 512 levels long; parseJson adds the line and column
         }
         Json* slot = slotForNewValue(std::move(container));
         stack_.push_back(Frame{slot, {}, false, std::nullopt, {}});
@@ -255,6 +276,7 @@ private:
     std::string error_;
     std::string pointerAtError_;
     std::optional<std::size_t> errorOffset_;
+    bool nestingTooDeep_ = false;
 };
 
 }  // namespace
@@ -272,7 +294,14 @@ Json parseJson(std::string_view text, const std::string& file, const JsonReadOpt
     }
     if (ok) return builder.take();
     std::string where;
-    if (const auto offset = builder.errorOffset()) {
+    if (builder.nestingTooDeep()) {
+        // SAX callbacks carry no position; the bracket that went too deep is found again in the text.
+        if (const auto bracket = findExcessiveNesting(text, DomBuilder::kMaxDepth)) {
+            std::size_t line = 0, column = 0;
+            lineAndColumn(text, *bracket, line, column);
+            where = " at line " + std::to_string(line) + ", column " + std::to_string(column);
+        }
+    } else if (const auto offset = builder.errorOffset()) {
         // nlohmann's offset counts the bytes read, i.e. it points just past the offending character.
         std::size_t line = 0, column = 0;
         lineAndColumn(text, *offset > 0 ? *offset - 1 : 0, line, column);
@@ -286,22 +315,36 @@ Json readJsonFile(const fs::path& file, const JsonReadOptions& options) {
 }
 
 std::string dumpJson(const Json& value, int indent) {
-    if (indent < 0) return serializeJson(value, JsonLayout{JsonLayout::Style::Compact, 0, false});
+    if (indent < 0) return serializeJson(value, JsonLayout{JsonLayout::Style::Compact, 0, false, nullptr});
     return serializeJson(value, JsonLayout::indented(indent));
 }
 
-void writeFileAtomic(const fs::path& file, std::string_view bytes, unsigned mode) {
-    const std::string name = file.string();
-    const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+namespace {
+void syncFolder(const fs::path& dir) {
+    if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+        ::fsync(dfd);
+        ::close(dfd);
+    }
+}
+fs::path folderOf(const fs::path& file) { return file.has_parent_path() ? file.parent_path() : fs::path("."); }
+}  // namespace
+
+StagedFile::StagedFile(fs::path file, std::string_view bytes, std::optional<unsigned> mode) : file_(std::move(file)) {
+    const std::string name = file_.string();
+    const fs::path dir = folderOf(file_);
     std::error_code ec;
-    if (fs::is_directory(file, ec)) throw Error(name, "", "cannot save: a folder of that name exists");
+    if (fs::is_directory(file_, ec)) throw Error(name, "", "cannot save: a folder of that name exists");
+    if (!mode) {
+        struct stat st {};
+        mode = ::stat(file_.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? (st.st_mode & 07777) : 0644;
+    }
     std::random_device rd;
     // Built by appending: GCC 12 warns falsely (-Wrestrict, its bug 105329) on "." + std::string&& at -O3.
     std::string tmpName = ".";
-    tmpName += file.filename().string();
+    tmpName += file_.filename().string();
     tmpName += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd());
     const fs::path tmp = dir / tmpName;
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, *mode);
     if (fd < 0) throw Error(name, "", std::string("cannot save: cannot create a temp file in ") + dir.string() + ": " +
                                           std::strerror(errno));
     auto fail = [&](const char* what) {
@@ -320,24 +363,33 @@ void writeFileAtomic(const fs::path& file, std::string_view bytes, unsigned mode
         }
         done += static_cast<std::size_t>(n);
     }
-    if (::fchmod(fd, mode) != 0) fail("chmod");
+    if (::fchmod(fd, *mode) != 0) fail("chmod");
     if (::fsync(fd) != 0) fail("fsync");
     if (::close(fd) != 0) {
         const int err = errno;
         ::unlink(tmp.c_str());
         throw Error(name, "", std::string("cannot save (close): ") + std::strerror(err));
     }
-    if (::rename(tmp.c_str(), file.c_str()) != 0) {
+    temp_ = tmp;
+}
+
+StagedFile::~StagedFile() {
+    if (!committed_ && !temp_.empty()) ::unlink(temp_.c_str());
+}
+
+void StagedFile::commit() {
+    if (::rename(temp_.c_str(), file_.c_str()) != 0) {
         const int err = errno;
-        ::unlink(tmp.c_str());
-        throw Error(name, "", std::string("cannot save (rename): ") + std::strerror(err) +
-                                  "; the previous file is unchanged");
+        throw Error(file_.string(), "", std::string("cannot save (rename): ") + std::strerror(err) +
+                                            "; the previous file is unchanged");
     }
-    // Make the rename itself durable.
-    if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-        ::fsync(dfd);
-        ::close(dfd);
-    }
+    committed_ = true;
+    syncFolder(folderOf(file_));  // makes the rename itself durable
+}
+
+void writeFileAtomic(const fs::path& file, std::string_view bytes, std::optional<unsigned> mode) {
+    StagedFile staged(file, bytes, mode);
+    staged.commit();
 }
 
 std::string jsonPointerAppend(const std::string& base, std::string_view token) {

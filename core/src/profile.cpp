@@ -153,7 +153,8 @@ std::string torchDtype(std::string_view dtype) {
 std::optional<std::int64_t> Supported::nbFor(std::int64_t batch, std::int64_t paddedTokens) const {
     const auto rows = checkedProduct(batch, paddedTokens, key_heads);
     if (!rows) return std::nullopt;
-    return (*rows + kRowsPerBucket - 1) / kRowsPerBucket;
+    // Rounded up without adding first: rows + 65535 overflows for rows near 2^63.
+    return *rows / kRowsPerBucket + (*rows % kRowsPerBucket != 0 ? 1 : 0);
 }
 
 std::optional<std::int64_t> Supported::expectedNbMax() const { return nbFor(batch_size_max, padded_tokens_max); }
