@@ -212,9 +212,14 @@ ResultsHeader headerFromJson(const std::string& text, const std::string& file) {
     } catch (const std::exception&) {
         throw Error(file, lineLabel(1), "the first line is not a results header (not JSON)");
     }
-    if (!raw.is_object() || raw.value("type", "") != "header")
+    // A member of the wrong type reads as empty here (nlohmann's value() would throw an error naming no file).
+    const auto textMember = [&](const char* key) {
+        const auto it = raw.is_object() ? raw.find(key) : raw.end();
+        return raw.is_object() && it != raw.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    if (!raw.is_object() || textMember("type") != "header")
         throw Error(file, lineLabel(1, "/type"), "the first line is not a results header (type must be \"header\")");
-    const std::string format = raw.value("format", "");
+    const std::string format = textMember("format");
     if (format != kResultsFormat)
         throw Error(file, lineLabel(1, "/format"),
                     "unknown results format \"" + format + "\" (expected \"" + kResultsFormat + "\")");
