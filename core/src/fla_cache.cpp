@@ -1,6 +1,7 @@
 #include "tunescope/fla_cache.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "interop_internal.hpp"
@@ -259,6 +260,15 @@ ImportSummary importFlaConfig(Profile& profile, const FlaConfigFile& file) {
         };
         if (!e->parsedKey) {
             skip("autotune_key " + e->autotune_key.dump() + " is not l2norm's [D, NB, x dtype, y dtype, rstd dtype]");
+            continue;
+        }
+        // FLA writes the timings Triton measured; all Infinity (or NaN) means the config failed to compile or run
+        // when FLA tuned it, so it is no evidence for anything (import-triton skips the same data).
+        if (e->best_timing.is_array() && !e->best_timing.empty() &&
+            std::all_of(e->best_timing.begin(), e->best_timing.end(), [](const Json& t) {
+                return t.is_number() && !std::isfinite(t.get<double>());
+            })) {
+            skip("best_timing has no finite timing (the config failed when FLA tuned it)");
             continue;
         }
         const AutotuneKey& key = *e->parsedKey;

@@ -67,6 +67,15 @@ namespace {
 struct InfinityMarkers {
     std::string positive, negative;  // the decoded marker strings
     std::string positiveToken, negativeToken;  // their JSON spelling: 8 and 9 bytes, like the tokens they replace
+    std::string nan, nanToken;  // NaN (3 bytes) grows to 8: nanGrowthAt maps offsets back
+    std::vector<std::size_t> nanGrowthAt;  // offsets in the prepared text just past each grown NaN marker
+
+    std::size_t originalOffset(std::size_t preparedOffset) const {
+        std::size_t grown = 0;
+        for (const std::size_t at : nanGrowthAt)
+            if (at <= preparedOffset) grown += 5;
+        return preparedOffset >= grown ? preparedOffset - grown : 0;
+    }
 };
 
 std::string utf8(unsigned codePoint) {
@@ -90,8 +99,9 @@ bool containsCodePoint(std::string_view text, unsigned codePoint) {
 
 std::string replaceNonFiniteTokens(std::string_view text, InfinityMarkers& markers) {
     unsigned codePoint = 0xE000;
-    while (codePoint < 0xF8FE && (containsCodePoint(text, codePoint) || containsCodePoint(text, codePoint + 1)))
-        codePoint += 2;
+    while (codePoint < 0xF8FD && (containsCodePoint(text, codePoint) || containsCodePoint(text, codePoint + 1) ||
+                                  containsCodePoint(text, codePoint + 2)))
+        codePoint += 3;
     char escaped[16];
     std::snprintf(escaped, sizeof escaped, "\\u%04X", codePoint);
     markers.positiveToken = std::string("\"") + escaped + "\"";
@@ -99,6 +109,9 @@ std::string replaceNonFiniteTokens(std::string_view text, InfinityMarkers& marke
     markers.negativeToken = std::string(" \"") + escaped + "\"";
     markers.positive = utf8(codePoint);
     markers.negative = utf8(codePoint + 1);
+    std::snprintf(escaped, sizeof escaped, "\\u%04X", codePoint + 2);
+    markers.nanToken = std::string("\"") + escaped + "\"";
+    markers.nan = utf8(codePoint + 2);
 
     std::string out(text);
     bool inString = false;
@@ -116,6 +129,10 @@ std::string replaceNonFiniteTokens(std::string_view text, InfinityMarkers& marke
         } else if (out.compare(i, 8, "Infinity") == 0) {
             out.replace(i, 8, markers.positiveToken);
             i += 7;
+        } else if (out.compare(i, 3, "NaN") == 0) {
+            out.replace(i, 3, markers.nanToken);
+            i += 7;
+            markers.nanGrowthAt.push_back(i + 1);
         }
     }
     return out;
@@ -148,6 +165,7 @@ public:
         if (markers_) {
             if (value == markers_->positive) return add(Json(std::numeric_limits<double>::infinity()));
             if (value == markers_->negative) return add(Json(-std::numeric_limits<double>::infinity()));
+            if (value == markers_->nan) return add(Json(std::numeric_limits<double>::quiet_NaN()));
         }
         return add(Json(std::move(value)));
     }
@@ -304,7 +322,8 @@ Json parseJson(std::string_view text, const std::string& file, const JsonReadOpt
     } else if (const auto offset = builder.errorOffset()) {
         // nlohmann's offset counts the bytes read, i.e. it points just past the offending character.
         std::size_t line = 0, column = 0;
-        lineAndColumn(text, *offset > 0 ? *offset - 1 : 0, line, column);
+        const std::size_t at = options.allowNonFiniteTokens ? markers.originalOffset(*offset) : *offset;
+        lineAndColumn(text, at > 0 ? at - 1 : 0, line, column);
         where = " at line " + std::to_string(line) + ", column " + std::to_string(column);
     }
     throw Error(file, builder.pointerAtError(), "invalid JSON" + where + ": " + builder.error());
