@@ -162,6 +162,10 @@ FlaConfigFile flaConfigFromProfile(const Profile& profile) {
         out.config = e->config;
         out.best_timing = e->evidence ? Json::array({e->evidence->median_ms, e->evidence->p20_ms, e->evidence->p80_ms})
                                       : Json(nullptr);
+        // Without a measurement, Triton's own timings of the same config (import-triton keeps them).
+        if (const SourceEvidence* source = profile.evidenceFor(e->NB);
+            !e->evidence && source && source->chosen_timing_ms && source->chosen_config == e->config)
+            out.best_timing = Json(*source->chosen_timing_ms);
         out.original = Json::object();
         out.original["autotune_key"] = out.autotune_key;
         out.original["config"] = flaEntryConfig(e->config);

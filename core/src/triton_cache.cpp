@@ -257,6 +257,9 @@ ImportSummary importTritonCaches(Profile& profile, const std::vector<TritonAutot
         evidence.key = key;  // numbers, as FLA's runtime key has them
         evidence.source_autotune_sha256 = cache->sha256;
         evidence.chosen_config = best->config;
+        // export-fla writes them as FLA's best_timing; a profile holds finite numbers only.
+        if (std::all_of(best->timings.begin(), best->timings.end(), [](double t) { return std::isfinite(t); }))
+            evidence.chosen_timing_ms = best->timings;
         const std::string nb = std::to_string(key.NB);
         auto existing = std::find_if(profile.source_evidence.begin(), profile.source_evidence.end(),
                                      [&](const SourceEvidence& e) { return e.key.NB == key.NB; });

@@ -180,6 +180,13 @@ elseif(CASE STREQUAL "triton_nan_timing")
        "${WORK}/cache/B/l2norm_fwd_kernel.autotune.json")
   run_cli(0 out import-triton "${WORK}/cache" --out "${WORK}/p.json")
   expect_in("${out}" "NB 14: evidence added")
+  # Interop 4: Triton's timings survive the import, and export-fla writes them as best_timing.
+  file(WRITE "${WORK}/one/l2norm_fwd_kernel.autotune.json" "${cache}")
+  run_cli(0 out import-triton "${WORK}/one" --out "${WORK}/q.json")
+  run_cli(0 out export-fla "${WORK}/q.json" --out "${WORK}/fla" --force)
+  file(READ "${WORK}/fla/l2norm_fwd_kernel.json" exported)
+  string(REGEX REPLACE "[ \n]" "" exported "${exported}")
+  expect_in("${exported}" "\"best_timing\":[0.011,0.0105,0.012]")
 elseif(CASE STREQUAL "fla_failed_entry")
   # Interop 3: an FLA entry whose timings are all Infinity (a config that failed) is skipped with a message.
   file(READ "${FORMATS}/fla/l2norm_fwd_kernel.json" fla)
