@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "fuzz_file_input.hpp"
+#include "tunescope/errors.hpp"
 #include "tunescope/signing.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
