@@ -69,7 +69,7 @@ private slots:
     void validateSeed() {
         Run run = cli({QStringLiteral("validate"), seedArg()});
         EXPECT_RUN(run, 0);
-        QVERIFY(contains(run.out, "valid profile (0 errors, 19 warnings, 0 infos)"));
+        QVERIFY(contains(run.out, "valid profile (0 errors, 20 warnings, 0 infos)"));
         QVERIFY(contains(run.out, "warning [file-missing] /files/0/file:"));
         QVERIFY(contains(run.out, "warning [basis-prospective] /per_NB_policy/13/basis: NB 14 uses a prospective config"));
         run = cli({QStringLiteral("validate"), seedArg(), QStringLiteral("--json")});

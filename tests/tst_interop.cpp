@@ -1,4 +1,6 @@
 // Triton autotune cache import, FLA config-cache import/export, lookup and diff.
+#include <cmath>
+
 #include <QtCore/QProcess>
 #include <QtCore/QStandardPaths>
 #include <QtCore/QTemporaryDir>
@@ -100,7 +102,21 @@ private slots:
                  std::string("/configs_timings/0/1/0"));
         QCOMPARE(error(R"({"key": [128], "configs_timings": [42]})").jsonPath(), std::string("/configs_timings/0"));
         QCOMPARE(error(R"({"configs_timings": []})").jsonPath(), std::string("/key"));
-        QVERIFY(error("{\"key\": [NaN]}").message().find("line 1") != std::string::npos);
+        QVERIFY(error("{\"key\": [128], \"configs_timings\": [[{\"kwargs\": {\"BT\": 8}}, [NaN]]] ").message().find("line 1") !=
+                std::string::npos);  // unclosed: the syntax error's line survives the NaN token's replacement
+    }
+
+    void nanTimingIsAFailedConfig() {
+        // Python writes NaN and Triton reads it back: that config's benchmark failed; the file is fine (issue 16).
+        const TritonAutotuneCache c = parseTritonAutotuneCache(
+            R"({"key": [128, 1, "torch.bfloat16", "torch.bfloat16", "torch.float32"], "configs_timings": [)"
+            R"([{"kwargs": {"BT": 8}, "num_warps": 1, "num_ctas": 1, "num_stages": 3}, [NaN, 1.0, 2.0]],)"
+            R"([{"kwargs": {"BT": 16}, "num_warps": 1, "num_ctas": 1, "num_stages": 3}, [3.0, 2.0, 4.0]]]})",
+            "nan.json");
+        QCOMPARE(c.configsTimings.size(), std::size_t(2));
+        QVERIFY(std::isinf(c.configsTimings[0].timings[0]));
+        QVERIFY(c.best() != nullptr);
+        QCOMPARE(c.best()->config.BT, 16);
     }
 
     void folderScanIsRecursiveAndPerKernel() {

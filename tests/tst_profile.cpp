@@ -420,10 +420,10 @@ private slots:
              "    \"d\": [],\n    \"e\": \"\\u00e9\"\n}",
              JsonLayout::indented(4)},
             {"{ \"a\": [ 1, 2.5, { \"b\": null } ], \"c\": {}, \"d\": [], \"e\": \"\\u00e9\" }",
-             JsonLayout{JsonLayout::Style::SpacedInline, 2, false}},
+             JsonLayout{JsonLayout::Style::SpacedInline, 2, false, nullptr}},
             {"{\"a\": [1, 2.5, {\"b\": null}], \"c\": {}, \"d\": [], \"e\": \"\\u00e9\"}\n",
-             JsonLayout{JsonLayout::Style::PythonInline, 2, true}},
-            {"{\"a\":[1,2.5,{\"b\":null}],\"c\":{},\"d\":[],\"e\":\"\\u00e9\"}", JsonLayout{JsonLayout::Style::Compact, 2, false}},
+             JsonLayout{JsonLayout::Style::PythonInline, 2, true, nullptr}},
+            {"{\"a\":[1,2.5,{\"b\":null}],\"c\":{},\"d\":[],\"e\":\"\\u00e9\"}", JsonLayout{JsonLayout::Style::Compact, 2, false, nullptr}},
         };
         for (const auto& [text, layout] : cases) {
             QCOMPARE(detectJsonLayout(text), layout);
@@ -438,7 +438,7 @@ private slots:
         QVERIFY(std::isinf(j["t"][0].get<double>()) && j["t"][0].get<double>() > 0);
         QVERIFY(std::isinf(j["t"][1].get<double>()) && j["t"][1].get<double>() < 0);
         QCOMPARE(j["t"][2].get<std::string>(), std::string("Infinity"));
-        QCOMPARE(serializeJson(j, JsonLayout{JsonLayout::Style::PythonInline, 2, false}),
+        QCOMPARE(serializeJson(j, JsonLayout{JsonLayout::Style::PythonInline, 2, false, nullptr}),
                  std::string(R"({"t": [Infinity, -Infinity, "Infinity"]})"));
         // A string that happens to hold the marker code point stays a string.
         const Json marker = parseJson("{\"s\": \"\\ue000\", \"t\": Infinity}", "m.json", tolerant);

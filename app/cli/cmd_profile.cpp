@@ -1,12 +1,15 @@
 // Profile commands: validate, convert, lookup, diff, import-triton, import-fla, export-fla.
 // Exit codes (tunescope/errors.hpp): 0 ok, 1 invalid / refused / different, 2 usage or I/O. Output is stable:
 // pipelines parse it (prefer --json where offered).
+#include <charconv>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "commands.hpp"
+#include "tunescope/device.hpp"
 #include "tunescope/diff.hpp"
 #include "tunescope/errors.hpp"
 #include "tunescope/fla_cache.hpp"
@@ -47,6 +50,21 @@ void addNewProfileOptions(CLI::App* sub, NewProfileOptions& o) {
     sub->add_option("--hip", o.hip, "HIP runtime version (AMD)")->group(group);
     sub->add_option("--cuda", o.cuda, "CUDA runtime version (NVIDIA)")->group(group);
     sub->add_option("--target", o.target, "free text: what the profile is for")->group(group);
+}
+
+// A profile exported for one GPU and loaded on another runs configs tuned (and checked) for the first: FLA's
+// loader does not look at the architecture. Probing finds the GPUs this machine has (none: no warning).
+std::vector<std::string> targetMismatchWarnings(const Profile& profile) {
+    std::vector<std::string> warnings;
+    for (const BackendProbe& probe : probeBackends()) {
+        if (probe.name == "cpu" || !probe.backend || !probe.backend->available()) continue;
+        for (const DeviceInfo& device : probe.backend->devices())
+            if (device.architecture.substr(0, device.architecture.find(':')) != profile.runtime.gpu_arch)
+                warnings.push_back("the profile targets " + profile.runtime.gpu_arch + " but this machine's " +
+                                   probe.name + " device " + std::to_string(device.index) + " (" + device.name +
+                                   ") is " + device.architecture + "; FLA will load these configs there regardless");
+    }
+    return warnings;
 }
 
 int reportImport(const ImportSummary& s, const std::string& out, bool wrote) {
@@ -137,6 +155,20 @@ void registerConvert(CLI::App& app, CliContext& ctx) {
     });
 }
 
+// CLI11 reads an integer that does not fit as the type's largest value; refuse it as a usage error instead.
+CLI::Validator fitsInt64() {
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
+            std::int64_t value = 0;
+            const char* end = text.data() + text.size();
+            const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+            if (ec == std::errc::result_out_of_range) return "integer " + text + " does not fit in 64 bits";
+            if (ec != std::errc() || ptr != end) return "\"" + text + "\" is not an integer";
+            return {};
+        },
+        "INT64");
+}
+
 void registerLookup(CLI::App& app, CliContext& ctx) {
     struct Args {
         std::string profile;
@@ -150,8 +182,8 @@ void registerLookup(CLI::App& app, CliContext& ctx) {
         "Exit: 0 the profile has a config for the shape, 1 the shape is outside `supported` (the profile's\n"
         "unknown_key policy answers: production raises, or Triton autotunes), 2 usage or unreadable/invalid profile.");
     sub->add_option("profile", args->profile, "the profile")->required();
-    sub->add_option("--batch,-b", args->batch, "batch size B")->required();
-    sub->add_option("--padded-tokens,-l", args->paddedTokens, "padded sequence length L")->required();
+    sub->add_option("--batch,-b", args->batch, "batch size B")->required()->check(fitsInt64());
+    sub->add_option("--padded-tokens,-l", args->paddedTokens, "padded sequence length L")->required()->check(fitsInt64());
     sub->add_flag("--json", args->json,
                   "print {\"batch\", \"padded_tokens\", \"rows\", \"NB\", \"autotune_key\", \"outcome\", \"config\", "
                   "\"basis\", \"error\", \"unknown_key\"}");
@@ -282,9 +314,11 @@ void registerExportFla(CLI::App& app, CliContext& ctx) {
     auto args = std::make_shared<Args>();
     auto* sub = app.add_subcommand("export-fla", "Write FLA's l2norm_fwd_kernel.json and the profile side by side");
     sub->footer(
-        "The folder works as FLA_CONFIG_DIR with FLA_CACHE_MODE=strict (FLA >= 0.5.2). The manifest (the profile)\n"
-        "lists l2norm_fwd_kernel.json in files[] with the SHA-256 of the bytes written. A profile with validation\n"
-        "errors is refused (its configs could break production) unless --force.\n"
+        "The folder works as FLA_CONFIG_DIR with FLA_CACHE_MODE=strict (FLA v0.5.1 and v0.5.2 have this loader;\n"
+        "releases up to v0.5.0 have no FLA_CONFIG_DIR). The manifest (the profile) lists l2norm_fwd_kernel.json in\n"
+        "files[] with the SHA-256 of the bytes written. Both files are written to temp names first, then renamed\n"
+        "(the manifest first). Shapes outside the profile's NB range get no entry: FLA's strict mode then autotunes.\n"
+        "A profile with validation errors is refused (its configs could break production) unless --force.\n"
         "Exit: 0 written, 1 refused (validation errors), 2 usage, unreadable profile or write failure.");
     sub->add_option("profile", args->profile, "the profile")->required();
     sub->add_option("--out", args->out, "folder to write into (created if missing)")->required();
@@ -306,6 +340,16 @@ void registerExportFla(CLI::App& app, CliContext& ctx) {
                   << result.manifest.per_NB_policy.size() << " entries)\n";
         std::cout << "wrote " << result.manifestFile.string() << '\n';
         std::cout << "use: FLA_CONFIG_DIR=" << fs::absolute(args->out).string() << " FLA_CACHE_MODE=strict\n";
+        const Supported& s = profile.supported;
+        std::cout << "covers NB " << s.NB_min << ".." << s.NB_max << " (batch " << s.batch_size_min << ".."
+                  << s.batch_size_max << ", padded tokens up to " << s.padded_tokens_max << ", " << s.key_heads
+                  << " key heads); outside it FLA finds no entry and Triton autotunes (strict mode raises nothing)";
+        if (s.unknown_key == "raise before kernel/autotune")
+            std::cout << ", so the profile's \"raise before kernel/autotune\" needs a guard in the caller"
+                         " (tunescope-cli lookup answers)";
+        std::cout << '\n';
+        for (const std::string& warning : targetMismatchWarnings(profile))
+            std::cerr << "tunescope-cli: warning: " << warning << '\n';
         ctx.exitCode = kExitOk;
     });
 }

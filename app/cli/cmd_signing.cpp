@@ -78,11 +78,14 @@ void registerSign(CLI::App& app, CliContext& ctx) {
         "sign", "Sign a profile's canonical form with an Ed25519 key; writes a DSSE envelope PROFILE.sig.json");
     command->add_option("PROFILE", options->profile, "Profile (any JSON file) to sign")->required();
     command->add_option("--key", options->key, "Private key file (NAME.pem from keygen)")->required();
-    command->add_option("--passphrase-file", options->passphraseFile, "Passphrase of an encrypted private key");
+    command->add_option("--passphrase-file", options->passphraseFile, "Passphrase of an encrypted private key: a file, or a pipe or descriptor such as /dev/fd/3 "
+                        "(the passphrase need never be on disk)");
     command->add_option("--out", options->out, "Signature file to write (default: PROFILE.sig.json)");
     command->footer("Exit codes: 0 ok, 2 usage or I/O error (unreadable profile or key, encrypted key without or "
                     "with the wrong passphrase, numbers that have no exact canonical form).");
     command->callback([options, &ctx] {
+        for (const std::string& warning : secretFileWarnings(options->key, optionalPath(options->passphraseFile)))
+            std::cerr << "tunescope-cli: warning: " << warning << '\n';
         const SignResult result = signProfile(options->profile, options->key, optionalPath(options->passphraseFile),
                                               optionalPath(options->out));
         std::cout << "wrote " << result.signatureFile.string() << ", key id " << result.keyId

@@ -194,6 +194,11 @@ SweepPlan buildPlan(const SweepArgs& a, CLI::App& sub) {
     if (!a.grid.empty() && fromLists) throw Error("", "", "give either --grid FILE or --bt/--warps/--stages, not both");
     if (!a.grid.empty()) {
         plan.grid = loadGridFile(a.grid);
+        // Problems in a grid file name the file (the plan's own check later names only the config).
+        if (plan.grid.empty()) throw Error(a.grid, "", "the grid file lists no configs");
+        for (const L2NormConfig& c : plan.grid)
+            if (std::string why; !isLegalConfig(c, &why))
+                throw Error(a.grid, "", "grid config " + describe(c) + " is illegal: " + why);
     } else if (fromLists) {
         plan.grid = gridFromLists(parseIntList(a.bt.empty() ? "8,16,32,64,128" : a.bt, "--bt"),
                                   parseIntList(a.warps.empty() ? "1,2,4,8,16" : a.warps, "--warps"),

@@ -1,6 +1,7 @@
 #include "tunescope/fla_cache.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "interop_internal.hpp"
@@ -161,6 +162,10 @@ FlaConfigFile flaConfigFromProfile(const Profile& profile) {
         out.config = e->config;
         out.best_timing = e->evidence ? Json::array({e->evidence->median_ms, e->evidence->p20_ms, e->evidence->p80_ms})
                                       : Json(nullptr);
+        // Without a measurement, Triton's own timings of the same config (import-triton keeps them).
+        if (const SourceEvidence* source = profile.evidenceFor(e->NB);
+            !e->evidence && source && source->chosen_timing_ms && source->chosen_config == e->config)
+            out.best_timing = Json(*source->chosen_timing_ms);
         out.original = Json::object();
         out.original["autotune_key"] = out.autotune_key;
         out.original["config"] = flaEntryConfig(e->config);
@@ -177,25 +182,43 @@ FlaConfigFile flaConfigFromProfile(const Profile& profile) {
     return file;
 }
 
+namespace {
+// The file `target` would replace is the input profile itself (same inode), so writing it would destroy the input.
+bool isSameFile(const fs::path& target, const std::string& input) {
+    std::error_code ec;
+    return !input.empty() && fs::exists(target, ec) && fs::equivalent(target, input, ec);
+}
+}  // namespace
+
 FlaExportResult exportFla(const Profile& profile, const fs::path& dir, std::string manifestName) {
+    // Every check comes before the first byte is written: a refused export changes nothing.
     std::error_code ec;
     if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
         throw Error(dir.string(), "", "exists and is not a folder; choose another --out");
-    fs::create_directories(dir, ec);
-    if (ec) throw Error(dir.string(), "", "cannot create the folder: " + ec.message());
     if (manifestName.empty()) {
         manifestName = profile.fileName.empty() ? std::string("profile.json") : fs::path(profile.fileName).filename().string();
         if (manifestName == kFlaConfigFileName) manifestName = "profile.json";
     }
-    if (manifestName == kFlaConfigFileName || fs::path(manifestName).has_parent_path())
+    if (manifestName == kFlaConfigFileName || manifestName == "." || manifestName == ".." ||
+        manifestName.find('/') != std::string::npos || manifestName.find('\0') != std::string::npos)
         throw Error(manifestName, "", "the manifest needs a plain file name other than " + std::string(kFlaConfigFileName));
 
     FlaExportResult result;
-    const FlaConfigFile config = flaConfigFromProfile(profile);
-    const std::string bytes = serializeFlaConfig(config);
     result.configFile = dir / std::string(kFlaConfigFileName);
     result.manifestFile = dir / manifestName;
-    writeFileAtomic(result.configFile, bytes);
+    for (const fs::path& target : {result.configFile, result.manifestFile}) {
+        if (fs::is_directory(target, ec))
+            throw Error(target.string(), "", "is a folder; the export cannot write a file there");
+        if (isSameFile(target, profile.fileName))
+            throw Error(target.string(), "",
+                        "is the input profile itself; exporting here would overwrite it (choose another --out, or "
+                        "another --manifest-name)");
+    }
+    fs::create_directories(dir, ec);
+    if (ec) throw Error(dir.string(), "", "cannot create the folder: " + ec.message());
+
+    const FlaConfigFile config = flaConfigFromProfile(profile);
+    const std::string bytes = serializeFlaConfig(config);
     result.configSha256 = sha256Hex(bytes);
 
     Profile manifest = profile;
@@ -209,7 +232,15 @@ FlaExportResult exportFla(const Profile& profile, const fs::path& dir, std::stri
     }
     it->sha256 = result.configSha256;
     manifest.fileName = result.manifestFile.string();
-    saveProfile(manifest, result.manifestFile);
+
+    // Both files are written and flushed under temp names first; a failure or kill there changes nothing. Then
+    // two renames, the manifest first: FLA reads only the config, so in the instant between them it still loads
+    // the previous export's config (which the previous manifest and signature describe), never a new config
+    // that no manifest describes. The new manifest's SHA-256 then names the new config (docs/formats.md).
+    StagedFile stagedConfig(result.configFile, bytes);
+    StagedFile stagedManifest(result.manifestFile, serializeProfile(manifest));
+    stagedManifest.commit();
+    stagedConfig.commit();
     result.manifest = std::move(manifest);
     return result;
 }
@@ -233,6 +264,15 @@ ImportSummary importFlaConfig(Profile& profile, const FlaConfigFile& file) {
         };
         if (!e->parsedKey) {
             skip("autotune_key " + e->autotune_key.dump() + " is not l2norm's [D, NB, x dtype, y dtype, rstd dtype]");
+            continue;
+        }
+        // FLA writes the timings Triton measured; all Infinity (or NaN) means the config failed to compile or run
+        // when FLA tuned it, so it is no evidence for anything (import-triton skips the same data).
+        if (e->best_timing.is_array() && !e->best_timing.empty() &&
+            std::all_of(e->best_timing.begin(), e->best_timing.end(), [](const Json& t) {
+                return t.is_number() && !std::isfinite(t.get<double>());
+            })) {
+            skip("best_timing has no finite timing (the config failed when FLA tuned it)");
             continue;
         }
         const AutotuneKey& key = *e->parsedKey;

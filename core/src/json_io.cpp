@@ -13,6 +13,7 @@
 #include <random>
 #include <sstream>
 #include <sys/stat.h>
+#include <unordered_map>
 #include <unistd.h>
 
 namespace tunescope {
@@ -39,6 +40,25 @@ std::string readTextFile(const fs::path& file, std::uintmax_t maxBytes) {
     return text;
 }
 
+std::optional<std::size_t> findExcessiveNesting(std::string_view text, std::size_t maxDepth) {
+    std::size_t depth = 0;
+    bool inString = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (c == '\\') ++i;
+            else if (c == '"') inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '{' || c == '[') {
+            if (++depth > maxDepth) return i;
+        } else if ((c == '}' || c == ']') && depth > 0) {
+            --depth;
+        }
+    }
+    return std::nullopt;
+}
+
 namespace {
 
 // Python writes float('inf') as the bare token Infinity. nlohmann refuses both that token and overflowing
@@ -47,6 +67,15 @@ namespace {
 struct InfinityMarkers {
     std::string positive, negative;  // the decoded marker strings
     std::string positiveToken, negativeToken;  // their JSON spelling: 8 and 9 bytes, like the tokens they replace
+    std::string nan, nanToken;  // NaN (3 bytes) grows to 8: nanGrowthAt maps offsets back
+    std::vector<std::size_t> nanGrowthAt;  // offsets in the prepared text just past each grown NaN marker
+
+    std::size_t originalOffset(std::size_t preparedOffset) const {
+        std::size_t grown = 0;
+        for (const std::size_t at : nanGrowthAt)
+            if (at <= preparedOffset) grown += 5;
+        return preparedOffset >= grown ? preparedOffset - grown : 0;
+    }
 };
 
 std::string utf8(unsigned codePoint) {
@@ -70,8 +99,9 @@ bool containsCodePoint(std::string_view text, unsigned codePoint) {
 
 std::string replaceNonFiniteTokens(std::string_view text, InfinityMarkers& markers) {
     unsigned codePoint = 0xE000;
-    while (codePoint < 0xF8FE && (containsCodePoint(text, codePoint) || containsCodePoint(text, codePoint + 1)))
-        codePoint += 2;
+    while (codePoint < 0xF8FD && (containsCodePoint(text, codePoint) || containsCodePoint(text, codePoint + 1) ||
+                                  containsCodePoint(text, codePoint + 2)))
+        codePoint += 3;
     char escaped[16];
     std::snprintf(escaped, sizeof escaped, "\\u%04X", codePoint);
     markers.positiveToken = std::string("\"") + escaped + "\"";
@@ -79,6 +109,9 @@ std::string replaceNonFiniteTokens(std::string_view text, InfinityMarkers& marke
     markers.negativeToken = std::string(" \"") + escaped + "\"";
     markers.positive = utf8(codePoint);
     markers.negative = utf8(codePoint + 1);
+    std::snprintf(escaped, sizeof escaped, "\\u%04X", codePoint + 2);
+    markers.nanToken = std::string("\"") + escaped + "\"";
+    markers.nan = utf8(codePoint + 2);
 
     std::string out(text);
     bool inString = false;
@@ -96,6 +129,10 @@ std::string replaceNonFiniteTokens(std::string_view text, InfinityMarkers& marke
         } else if (out.compare(i, 8, "Infinity") == 0) {
             out.replace(i, 8, markers.positiveToken);
             i += 7;
+        } else if (out.compare(i, 3, "NaN") == 0) {
+            out.replace(i, 3, markers.nanToken);
+            i += 7;
+            markers.nanGrowthAt.push_back(i + 1);
         }
     }
     return out;
@@ -115,7 +152,7 @@ void lineAndColumn(std::string_view text, std::size_t byteOffset, std::size_t& l
 // is bounded (serialising and walking are recursive), and duplicate keys can be refused.
 class DomBuilder : public nlohmann::json_sax<Json> {
 public:
-    static constexpr std::size_t kMaxDepth = 512;
+    static constexpr std::size_t kMaxDepth = kMaxJsonDepth;
 
     DomBuilder(const JsonReadOptions& options, const InfinityMarkers* markers) : options_(options), markers_(markers) {}
 
@@ -128,6 +165,7 @@ public:
         if (markers_) {
             if (value == markers_->positive) return add(Json(std::numeric_limits<double>::infinity()));
             if (value == markers_->negative) return add(Json(-std::numeric_limits<double>::infinity()));
+            if (value == markers_->nan) return add(Json(std::numeric_limits<double>::quiet_NaN()));
         }
         return add(Json(std::move(value)));
     }
@@ -138,13 +176,10 @@ public:
     bool end_array() override { return close(); }
     bool key(string_t& name) override {
         Frame& frame = stack_.back();
-        if (options_.rejectDuplicateKeys && frame.container->contains(name)) {
-            frame.key = name;
-            frame.haveKey = true;
-            return fail("duplicate key \"" + name + "\"");
-        }
+        frame.existingIndex = findMember(frame, name);
         frame.key = std::move(name);
         frame.haveKey = true;
+        if (options_.rejectDuplicateKeys && frame.existingIndex) return fail("duplicate key \"" + frame.key + "\"");
         return true;
     }
     bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
@@ -162,13 +197,35 @@ public:
     const std::string& error() const { return error_; }
     const std::string& pointerAtError() const { return pointerAtError_; }
     std::optional<std::size_t> errorOffset() const { return errorOffset_; }
+    bool nestingTooDeep() const { return nestingTooDeep_; }
 
 private:
     struct Frame {
         Json* container;
         std::string key;
         bool haveKey = false;
+        std::optional<std::size_t> existingIndex;  // where `key` already is in this object (a duplicate), if it is
+        // Member positions by name, built once an object grows past a few members: ordered_json looks names up
+        // linearly, which made an object of n members cost n^2 to read (200k keys took minutes).
+        std::unordered_map<std::string, std::size_t> index;
     };
+    static constexpr std::size_t kLinearLookupLimit = 16;
+
+    // ordered_map is a std::vector of members; its own operator[] takes names only.
+    static Json::object_t::Container& memberVector(Json& object) { return object.get_ref<Json::object_t&>(); }
+
+    static std::optional<std::size_t> findMember(Frame& frame, const std::string& name) {
+        auto& members = memberVector(*frame.container);
+        if (frame.index.empty() && members.size() > kLinearLookupLimit)
+            for (std::size_t i = 0; i < members.size(); ++i) frame.index.emplace(members[i].first, i);
+        if (!frame.index.empty()) {
+            const auto it = frame.index.find(name);
+            return it == frame.index.end() ? std::nullopt : std::optional<std::size_t>(it->second);
+        }
+        for (std::size_t i = 0; i < members.size(); ++i)
+            if (members[i].first == name) return i;
+        return std::nullopt;
+    }
 
     Json* slotForNewValue(Json&& value) {
         if (stack_.empty()) {
@@ -180,10 +237,17 @@ private:
             frame.container->push_back(std::move(value));
             return &frame.container->back();
         }
-        Json& slot = (*frame.container)[frame.key];
-        slot = std::move(value);
+        auto& members = memberVector(*frame.container);
         frame.haveKey = false;
-        return &slot;
+        if (frame.existingIndex) {  // a repeated name (allowed here): the later value wins, in the first's place
+            Json& slot = members[*frame.existingIndex].second;
+            slot = std::move(value);
+            return &slot;
+        }
+        if (!frame.index.empty()) frame.index.emplace(frame.key, members.size());
+        // The vector's own append: ordered_map's emplace/operator[] would search the members again.
+        members.emplace_back(frame.key, std::move(value));  // key kept: pointer() names open members
+        return &members.back().second;
     }
     bool add(Json&& value) {
         slotForNewValue(std::move(value));
@@ -192,10 +256,11 @@ private:
     bool open(Json&& container) {
         if (stack_.size() >= kMaxDepth) {
             error_ = "nesting deeper than " + std::to_string(kMaxDepth) + " levels";
-            return false;  // no pointer: it would be 512 levels long
+            nestingTooDeep_ = true;
+            return false;  // no pointer: it would be 512 levels long; parseJson adds the line and column
         }
         Json* slot = slotForNewValue(std::move(container));
-        stack_.push_back(Frame{slot, {}, false});
+        stack_.push_back(Frame{slot, {}, false, std::nullopt, {}});
         return true;
     }
     bool close() {
@@ -229,6 +294,7 @@ private:
     std::string error_;
     std::string pointerAtError_;
     std::optional<std::size_t> errorOffset_;
+    bool nestingTooDeep_ = false;
 };
 
 }  // namespace
@@ -246,10 +312,18 @@ Json parseJson(std::string_view text, const std::string& file, const JsonReadOpt
     }
     if (ok) return builder.take();
     std::string where;
-    if (const auto offset = builder.errorOffset()) {
+    if (builder.nestingTooDeep()) {
+        // SAX callbacks carry no position; the bracket that went too deep is found again in the text.
+        if (const auto bracket = findExcessiveNesting(text, DomBuilder::kMaxDepth)) {
+            std::size_t line = 0, column = 0;
+            lineAndColumn(text, *bracket, line, column);
+            where = " at line " + std::to_string(line) + ", column " + std::to_string(column);
+        }
+    } else if (const auto offset = builder.errorOffset()) {
         // nlohmann's offset counts the bytes read, i.e. it points just past the offending character.
         std::size_t line = 0, column = 0;
-        lineAndColumn(text, *offset > 0 ? *offset - 1 : 0, line, column);
+        const std::size_t at = options.allowNonFiniteTokens ? markers.originalOffset(*offset) : *offset;
+        lineAndColumn(text, at > 0 ? at - 1 : 0, line, column);
         where = " at line " + std::to_string(line) + ", column " + std::to_string(column);
     }
     throw Error(file, builder.pointerAtError(), "invalid JSON" + where + ": " + builder.error());
@@ -260,22 +334,36 @@ Json readJsonFile(const fs::path& file, const JsonReadOptions& options) {
 }
 
 std::string dumpJson(const Json& value, int indent) {
-    if (indent < 0) return serializeJson(value, JsonLayout{JsonLayout::Style::Compact, 0, false});
+    if (indent < 0) return serializeJson(value, JsonLayout{JsonLayout::Style::Compact, 0, false, nullptr});
     return serializeJson(value, JsonLayout::indented(indent));
 }
 
-void writeFileAtomic(const fs::path& file, std::string_view bytes, unsigned mode) {
-    const std::string name = file.string();
-    const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+namespace {
+void syncFolder(const fs::path& dir) {
+    if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+        ::fsync(dfd);
+        ::close(dfd);
+    }
+}
+fs::path folderOf(const fs::path& file) { return file.has_parent_path() ? file.parent_path() : fs::path("."); }
+}  // namespace
+
+StagedFile::StagedFile(fs::path file, std::string_view bytes, std::optional<unsigned> mode) : file_(std::move(file)) {
+    const std::string name = file_.string();
+    const fs::path dir = folderOf(file_);
     std::error_code ec;
-    if (fs::is_directory(file, ec)) throw Error(name, "", "cannot save: a folder of that name exists");
+    if (fs::is_directory(file_, ec)) throw Error(name, "", "cannot save: a folder of that name exists");
+    if (!mode) {
+        struct stat st {};
+        mode = ::stat(file_.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? (st.st_mode & 07777) : 0644;
+    }
     std::random_device rd;
     // Built by appending: GCC 12 warns falsely (-Wrestrict, its bug 105329) on "." + std::string&& at -O3.
     std::string tmpName = ".";
-    tmpName += file.filename().string();
+    tmpName += file_.filename().string();
     tmpName += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd());
     const fs::path tmp = dir / tmpName;
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, *mode);
     if (fd < 0) throw Error(name, "", std::string("cannot save: cannot create a temp file in ") + dir.string() + ": " +
                                           std::strerror(errno));
     auto fail = [&](const char* what) {
@@ -294,24 +382,33 @@ void writeFileAtomic(const fs::path& file, std::string_view bytes, unsigned mode
         }
         done += static_cast<std::size_t>(n);
     }
-    if (::fchmod(fd, mode) != 0) fail("chmod");
+    if (::fchmod(fd, *mode) != 0) fail("chmod");
     if (::fsync(fd) != 0) fail("fsync");
     if (::close(fd) != 0) {
         const int err = errno;
         ::unlink(tmp.c_str());
         throw Error(name, "", std::string("cannot save (close): ") + std::strerror(err));
     }
-    if (::rename(tmp.c_str(), file.c_str()) != 0) {
+    temp_ = tmp;
+}
+
+StagedFile::~StagedFile() {
+    if (!committed_ && !temp_.empty()) ::unlink(temp_.c_str());
+}
+
+void StagedFile::commit() {
+    if (::rename(temp_.c_str(), file_.c_str()) != 0) {
         const int err = errno;
-        ::unlink(tmp.c_str());
-        throw Error(name, "", std::string("cannot save (rename): ") + std::strerror(err) +
-                                  "; the previous file is unchanged");
+        throw Error(file_.string(), "", std::string("cannot save (rename): ") + std::strerror(err) +
+                                            "; the previous file is unchanged");
     }
-    // Make the rename itself durable.
-    if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-        ::fsync(dfd);
-        ::close(dfd);
-    }
+    committed_ = true;
+    syncFolder(folderOf(file_));  // makes the rename itself durable
+}
+
+void writeFileAtomic(const fs::path& file, std::string_view bytes, std::optional<unsigned> mode) {
+    StagedFile staged(file, bytes, mode);
+    staged.commit();
 }
 
 std::string jsonPointerAppend(const std::string& base, std::string_view token) {

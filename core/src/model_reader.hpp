@@ -168,6 +168,7 @@ public:
     }
 
     static std::string describe(const Json& value) {
+        if (value.is_null()) return "null";
         std::string text = value.is_string() ? "string " : value.is_object() ? "an object"
                            : value.is_array()                     ? "an array"
                                                                   : jsonTypeName(value) + " ";

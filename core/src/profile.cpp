@@ -153,7 +153,8 @@ std::string torchDtype(std::string_view dtype) {
 std::optional<std::int64_t> Supported::nbFor(std::int64_t batch, std::int64_t paddedTokens) const {
     const auto rows = checkedProduct(batch, paddedTokens, key_heads);
     if (!rows) return std::nullopt;
-    return (*rows + kRowsPerBucket - 1) / kRowsPerBucket;
+    // Rounded up without adding first: rows + 65535 overflows for rows near 2^63.
+    return *rows / kRowsPerBucket + (*rows % kRowsPerBucket != 0 ? 1 : 0);
 }
 
 std::optional<std::int64_t> Supported::expectedNbMax() const { return nbFor(batch_size_max, padded_tokens_max); }
@@ -349,6 +350,13 @@ Profile readProfile(const Json& doc, ModelReader& r) {
             if (const auto v = r.string(item, at, "source_autotune_sha256")) e.source_autotune_sha256 = *v;
             if (const Json* c = r.member(item, at, "chosen_config", Need::Required))
                 e.chosen_config = readTritonConfig(*c, jsonPointerAppend(at, "chosen_config"), r);
+            if (const Json* t = r.array(item, at, "chosen_timing_ms", Need::Optional)) {
+                std::vector<double> timings;
+                for (std::size_t j = 0; j < t->size(); ++j)
+                    if (const auto ms = r.asNumber((*t)[j], jsonPointerAppend(jsonPointerAppend(at, "chosen_timing_ms"), j)))
+                        timings.push_back(*ms);
+                if (timings.size() == t->size()) e.chosen_timing_ms = std::move(timings);
+            }
             p.source_evidence.push_back(std::move(e));
         }
     }
@@ -459,6 +467,7 @@ Json evidenceToJson(const SourceEvidence& e) {
     Json config = out.contains("chosen_config") ? out["chosen_config"] : Json();
     writeTritonConfig(config, e.chosen_config);
     put(out, "chosen_config", config);
+    detail::putOptional(out, "chosen_timing_ms", e.chosen_timing_ms);
     return out;
 }
 

@@ -1,6 +1,7 @@
 #include "tunescope/results.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -251,14 +252,23 @@ ResultError errorFromJson(const ReadJson& object, const std::string& file, std::
 
 ResultsHeader headerFromJson(const std::string& text, const std::string& file) {
     Json raw;
+    // Deep nesting is refused before anything walks or copies the value (copying recurses: 100k levels crashed).
+    if (const auto deep = findExcessiveNesting(text))
+        throw Error(file, lineLabel(1) + ", column " + std::to_string(*deep + 1),
+                    "nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels");
     try {
         raw = Json::parse(text);
     } catch (const std::exception&) {
         throw Error(file, lineLabel(1), "the first line is not a results header (not JSON)");
     }
-    if (!raw.is_object() || raw.value("type", "") != "header")
+    // A member of the wrong type reads as empty here (nlohmann's value() would throw an error naming no file).
+    const auto textMember = [&](const char* key) {
+        const auto it = raw.is_object() ? raw.find(key) : raw.end();
+        return raw.is_object() && it != raw.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    if (!raw.is_object() || textMember("type") != "header")
         throw Error(file, lineLabel(1, "/type"), "the first line is not a results header (type must be \"header\")");
-    const std::string format = raw.value("format", "");
+    const std::string format = textMember("format");
     if (format != kResultsFormat && format != kResultsFormatV1)
         throw Error(file, lineLabel(1, "/format"),
                     "unknown results format \"" + format + "\" (expected \"" + kResultsFormat + "\" or \"" +
@@ -919,6 +929,9 @@ ResultsFile loadResults(const std::filesystem::path& file) {
             }
         }
         ReadJson object;
+        if (const auto deep = findExcessiveNesting(content))
+            throw Error(name, lineLabel(line) + ", column " + std::to_string(*deep + 1),
+                        "nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels");
         try {
             object = ReadJson::parse(content);
         } catch (const ReadJson::parse_error& e) {
@@ -957,20 +970,84 @@ namespace {
 }
 }  // namespace
 
+namespace {
+// One writer per results file: two sweeps appending to one --out would interleave and duplicate measurements.
+// The lock lives with the open descriptor, so it is released however the sweep ends (even kill -9).
+void lockForWriting(int fd, const std::filesystem::path& file) {
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return;
+    const int err = errno;
+    ::close(fd);
+    if (err == EWOULDBLOCK)
+        throw Error(file.string(), "",
+                    "another sweep is writing this results file; wait for it to end or use another --out");
+    errno = err;
+    ioError(file, "cannot lock the results file");
+}
+
+std::string readFrom(int fd, std::uint64_t offset, std::size_t maxBytes) {
+    std::string bytes(maxBytes, '\0');
+    std::size_t got = 0;
+    while (got < maxBytes) {
+        const ssize_t n = ::pread(fd, bytes.data() + got, maxBytes - got, static_cast<off_t>(offset + got));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += static_cast<std::size_t>(n);
+    }
+    bytes.resize(got);
+    return bytes;
+}
+}  // namespace
+
 ResultsWriter::ResultsWriter(const std::filesystem::path& file, std::uint64_t validBytes) : file_(file) {
-    fd_ = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    fd_ = ::open(file.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
     if (fd_ < 0) ioError(file, "cannot open for appending");
+    const int fd = fd_;
+    fd_ = -1;  // owned by lockForWriting until the lock is held
+    lockForWriting(fd, file);
+    fd_ = fd;
     struct stat st {};
     if (::fstat(fd_, &st) == 0 && static_cast<std::uint64_t>(st.st_size) > validBytes) {
-        if (::ftruncate(fd_, static_cast<off_t>(validBytes)) != 0) ioError(file, "cannot cut off the partial last line");
+        // Past the lines the caller read there may be only a partial line from a kill. A complete line means
+        // someone wrote to the file after it was read (a sweep that ended meanwhile): cutting it would lose data.
+        const std::string tail = readFrom(fd_, validBytes, static_cast<std::size_t>(st.st_size - validBytes));
+        const bool changed = tail.find('\n') != std::string::npos;
+        if (changed || ::ftruncate(fd_, static_cast<off_t>(validBytes)) != 0) {
+            const int err = errno;
+            ::close(fd_);  // a throwing constructor runs no destructor
+            fd_ = -1;
+            if (changed)
+                throw Error(file.string(), "",
+                            "changed after it was read (another sweep wrote to it); run again to resume");
+            errno = err;
+            ioError(file, "cannot cut off the partial last line");
+        }
     }
 }
 
 ResultsWriter ResultsWriter::create(const std::filesystem::path& file, const ResultsHeader& header) {
     ResultsWriter writer;
     writer.file_ = file;
-    writer.fd_ = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-    if (writer.fd_ < 0) ioError(file, "cannot create the results file");
+    // No O_TRUNC: what is there is checked first, under the lock.
+    const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) ioError(file, "cannot create the results file");
+    lockForWriting(fd, file);
+    writer.fd_ = fd;
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) ioError(file, "cannot read its size");
+    if (st.st_size > 0) {
+        // Only what a sweep killed while writing its header may be replaced: a prefix of a header line (no newline).
+        // Anything else (notes, another tool's JSON, a finished header) is someone's data.
+        const std::string start = std::string("{\"type\":\"header\",\"format\":\"") + kResultsFormat + "\"";
+        const std::string existing = readFrom(fd, 0, std::min<std::size_t>(static_cast<std::size_t>(st.st_size), 1 << 20));
+        const bool headerPrefix = existing.size() <= start.size() ? start.compare(0, existing.size(), existing) == 0
+                                                                  : existing.compare(0, start.size(), start) == 0;
+        if (!headerPrefix || existing.find('\n') != std::string::npos ||
+            static_cast<std::uint64_t>(st.st_size) > existing.size())
+            throw Error(file.string(), "",
+                        "exists and is not a results file this sweep can resume; refusing to overwrite it (use another "
+                        "--out, or delete the file)");
+        if (::ftruncate(fd, 0) != 0) ioError(file, "cannot replace the incomplete header");
+    }
     writer.append(headerToJson(header));
     return writer;
 }

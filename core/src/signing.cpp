@@ -1,5 +1,12 @@
 #include "tunescope/signing.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <memory>
 
 #include <openssl/bio.h>
@@ -310,13 +317,62 @@ VerifyResult verifyEnvelope(const std::string& envelopeText, const std::string& 
 }  // namespace
 
 std::string readPassphraseFile(const fs::path& file) {
-    std::string passphrase = readTextFile(file, 1024);
+    // A regular file, or a pipe, FIFO or descriptor (/dev/fd/3, <(pass show key)): the passphrase need never be
+    // written to disk. Read in one pass, at most 1024 bytes, so a pipe that never ends is refused, not waited on.
+    constexpr std::size_t kMaxPassphraseBytes = 1024;
+    const std::string name = file.string();
+    std::error_code ec;
+    const auto status = fs::status(file, ec);
+    if (ec || !fs::exists(status)) throw Error(name, "", "file not found");
+    if (fs::is_directory(status)) throw Error(name, "", "is a folder, not a file");
+    if (!fs::is_regular_file(status) && !fs::is_fifo(status) && !fs::is_character_file(status))
+        throw Error(name, "", "is neither a file nor a pipe");
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw Error(name, "", std::string("cannot open for reading: ") + std::strerror(errno));
+    SecretString read;
+    read.value.resize(kMaxPassphraseBytes + 1);
+    std::size_t got = 0;
+    while (got < read.value.size()) {
+        const ssize_t n = ::read(fd, read.value.data() + got, read.value.size() - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const int err = errno;
+            ::close(fd);
+            throw Error(name, "", std::string("cannot read: ") + std::strerror(err));
+        }
+        if (n == 0) break;
+        got += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    if (got > kMaxPassphraseBytes)
+        throw Error(name, "", "is over the limit of " + std::to_string(kMaxPassphraseBytes) + " bytes for a passphrase");
+    std::string passphrase(read.value.data(), got);
     if (passphrase.size() >= 2 && passphrase.compare(passphrase.size() - 2, 2, "\r\n") == 0)
         passphrase.resize(passphrase.size() - 2);
     else if (!passphrase.empty() && passphrase.back() == '\n')
         passphrase.pop_back();
     if (passphrase.empty()) throw Error(file.string(), "", "the passphrase file is empty");
     return passphrase;
+}
+
+std::vector<std::string> secretFileWarnings(const fs::path& privateKeyFile, const std::optional<fs::path>& passphraseFile) {
+    std::vector<std::string> warnings;
+    auto check = [&](const fs::path& file, const char* what) {
+        struct stat st {};
+        if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;  // pipes and descriptors are private
+        if (st.st_mode & (S_IRGRP | S_IROTH))
+            warnings.push_back(file.string() + ": the " + what + " is readable by " +
+                               ((st.st_mode & S_IROTH) ? "everyone" : "its group") + " (mode " +
+                               [&] {
+                                   char octal[8];
+                                   std::snprintf(octal, sizeof octal, "%04o", st.st_mode & 07777);
+                                   return std::string(octal);
+                               }() +
+                               "); chmod 600 it");
+    };
+    check(privateKeyFile, "private key");
+    if (passphraseFile) check(*passphraseFile, "passphrase file");
+    return warnings;
 }
 
 std::string keyIdOfPublicKeyFile(const fs::path& publicKeyFile) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <system_error>
 
@@ -64,8 +65,11 @@ TritonAutotuneCache parseTritonAutotuneCache(std::string_view text, const std::s
                     r.fail(path, "a timing must be a number (milliseconds) or Infinity, got " + ModelReader::describe(value));
                     return;
                 }
-                const double ms = value.get<double>();
-                if (std::isnan(ms) || ms < 0) r.fail(path, "a timing must be a non-negative number of milliseconds");
+                double ms = value.get<double>();
+                // Python writes NaN and Triton reads it back; a NaN timing says the benchmark of that config failed,
+                // so it counts as a failed config (infinite), not as a broken file.
+                if (std::isnan(ms)) ms = std::numeric_limits<double>::infinity();
+                if (ms < 0) r.fail(path, "a timing must be a non-negative number of milliseconds");
                 entry.timings.push_back(ms);
             };
             if (timings.is_array()) {
@@ -253,6 +257,9 @@ ImportSummary importTritonCaches(Profile& profile, const std::vector<TritonAutot
         evidence.key = key;  // numbers, as FLA's runtime key has them
         evidence.source_autotune_sha256 = cache->sha256;
         evidence.chosen_config = best->config;
+        // export-fla writes them as FLA's best_timing; a profile holds finite numbers only.
+        if (std::all_of(best->timings.begin(), best->timings.end(), [](double t) { return std::isfinite(t); }))
+            evidence.chosen_timing_ms = best->timings;
         const std::string nb = std::to_string(key.NB);
         auto existing = std::find_if(profile.source_evidence.begin(), profile.source_evidence.end(),
                                      [&](const SourceEvidence& e) { return e.key.NB == key.NB; });

@@ -112,8 +112,10 @@ std::string describeRanges(const std::vector<std::pair<std::int64_t, std::int64_
 
 int smVersion(std::string_view arch) {
     int version = 0;
-    for (std::size_t i = 3; i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])); ++i)
+    for (std::size_t i = 3; i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])); ++i) {
+        if (version > 100000) return version;  // "sm_99999999999" is no GPU; stop before int overflows
         version = version * 10 + (arch[i] - '0');
+    }
     return version;
 }
 
@@ -215,6 +217,12 @@ private:
                   "unknown policy \"" + s.unknown_key +
                       "\" for shapes outside the supported range; use \"raise before kernel/autotune\" (production "
                       "refuses the shape) or \"fall back to triton autotune\"");
+        if (s.unknown_key == "raise before kernel/autotune")
+            warning("fla-unknown-key", "/supported/unknown_key",
+                    "FLA alone cannot keep this promise: with FLA_CACHE_MODE=strict a shape outside NB " +
+                        std::to_string(s.NB_min) + ".." + std::to_string(s.NB_max) +
+                        " finds no entry and falls back to Triton autotune without an error; the caller must refuse "
+                        "it before the kernel (tunescope-cli lookup answers, docs/formats.md shows the guard)");
         static const std::set<std::string> dtypes{"bfloat16", "float16", "float32", "torch.bfloat16", "torch.float16",
                                                   "torch.float32"};
         for (const char* key : {"body_dtype", "output_dtype", "rstd_dtype"}) {
@@ -416,12 +424,17 @@ private:
         // Missing NBs as ranges, computed from the gaps so that a huge NB_max costs nothing.
         std::vector<std::pair<std::int64_t, std::int64_t>> missing;
         std::int64_t next = s.NB_min;
+        bool coveredToMax = false;  // NB_max itself has an entry (next = NB_max + 1 could overflow)
         for (const std::int64_t nb : seen) {
             if (nb < s.NB_min || nb > s.NB_max) continue;
             if (nb > next) missing.emplace_back(next, nb - 1);
+            if (nb == s.NB_max) {
+                coveredToMax = true;
+                break;
+            }
             next = nb + 1;
         }
-        if (next <= s.NB_max) missing.emplace_back(next, s.NB_max);
+        if (!coveredToMax && next <= s.NB_max) missing.emplace_back(next, s.NB_max);
         if (!missing.empty())
             error("nb-coverage", "/per_NB_policy",
                   "no entry for NB " + describeRanges(missing) + ": per_NB_policy must cover NB_min..NB_max (" +

@@ -5,7 +5,7 @@ set(TUNESCOPE_SEED_PROFILE ${CMAKE_SOURCE_DIR}/profiles/fla-l2norm-gfx942-profil
 
 # name | expected exit | expected output | arguments... (| separates fields: a ; would split the list)
 set(TUNESCOPE_PROFILE_CLI_CASES
-  "validate_seed|0|valid profile (0 errors, 19 warnings, 0 infos)|validate|${TUNESCOPE_SEED_PROFILE}"
+  "validate_seed|0|valid profile (0 errors, 20 warnings, 0 infos)|validate|${TUNESCOPE_SEED_PROFILE}"
   "validate_report|0|valid cublaslt-report|validate|${CMAKE_SOURCE_DIR}/profiles/cublaslt-gb10-nvfp4-fc2-report.json"
   "validate_invalid|1|error [nb-coverage] /per_NB_policy: no entry for NB 20|validate|${TUNESCOPE_FORMATS_DATA}/invalid-rules.json"
   "validate_malformed|2|line 3, column 17|validate|${TUNESCOPE_FORMATS_DATA}/malformed.json"

@@ -3,6 +3,7 @@
 // carry line and column, and saves are atomic (temp file in the same folder, flushed, renamed).
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,13 @@ struct JsonReadOptions {
     std::uintmax_t maxBytes = 64ull << 20;
 };
 
+// Readers refuse JSON nested deeper than this: walking, copying and serialising values recurse.
+inline constexpr std::size_t kMaxJsonDepth = 512;
+
+// The byte offset of the bracket that opens level maxDepth + 1 (strings skipped), or nullopt when the text nests
+// no deeper than maxDepth. Linear and allocation-free, so it can run before any parser builds a value.
+std::optional<std::size_t> findExcessiveNesting(std::string_view text, std::size_t maxDepth = kMaxJsonDepth);
+
 // Reads a whole regular file; throws Error naming the file when it is missing, a folder, unreadable or too big.
 std::string readTextFile(const std::filesystem::path& file, std::uintmax_t maxBytes = 64ull << 20);
 
@@ -37,8 +45,27 @@ Json readJsonFile(const std::filesystem::path& file, const JsonReadOptions& opti
 std::string dumpJson(const Json& value, int indent = 2);
 
 // Writes bytes to a temp file beside `file`, fsyncs it and renames it over `file`. On failure the old file is
-// untouched and the temp file removed. `mode` applies to the new file (e.g. 0600 for private keys).
-void writeFileAtomic(const std::filesystem::path& file, std::string_view bytes, unsigned mode = 0644);
+// untouched and the temp file removed. `mode` applies to the new file (e.g. 0600 for private keys); without one,
+// a replaced file keeps its permission bits (a 0600 profile stays 0600) and a new file gets 0644.
+void writeFileAtomic(const std::filesystem::path& file, std::string_view bytes,
+                     std::optional<unsigned> mode = std::nullopt);
+
+// The two halves of writeFileAtomic, for replacing several files together: every file is written and flushed
+// under a temp name first (slow, may fail: nothing visible has changed yet), then each commit() is one rename.
+// A StagedFile never committed removes its temp file.
+class StagedFile {
+public:
+    StagedFile(std::filesystem::path file, std::string_view bytes, std::optional<unsigned> mode = std::nullopt);
+    StagedFile(const StagedFile&) = delete;
+    StagedFile& operator=(const StagedFile&) = delete;
+    ~StagedFile();
+    void commit();
+    const std::filesystem::path& file() const { return file_; }
+
+private:
+    std::filesystem::path file_, temp_;
+    bool committed_ = false;
+};
 
 // Appends "/token" with RFC 6901 escaping (~ -> ~0, / -> ~1).
 std::string jsonPointerAppend(const std::string& base, std::string_view token);

@@ -128,6 +128,9 @@ struct SourceEvidence {
     AutotuneKey key;
     std::string source_autotune_sha256;
     TritonConfig chosen_config;
+    // Triton's timings of the chosen config, [p50, p20, p80] in ms ("chosen_timing_ms"), kept by import-triton so
+    // that export-fla can write them as FLA's best_timing. Absent in profiles made before.
+    std::optional<std::vector<double>> chosen_timing_ms;
     Json original = Json::object();
 };
 

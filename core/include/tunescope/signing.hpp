@@ -33,6 +33,10 @@ KeyPairFiles generateKeyPair(const std::filesystem::path& name,
 // Reads a passphrase file: its bytes minus one trailing newline. Throws Error when missing, empty or > 1 KiB.
 std::string readPassphraseFile(const std::filesystem::path& file);
 
+// Warnings for a private key or passphrase file that others can read (a regular file with group/other read bits).
+std::vector<std::string> secretFileWarnings(const std::filesystem::path& privateKeyFile,
+                                            const std::optional<std::filesystem::path>& passphraseFile);
+
 // Key id of a public key file (NAME.pub.pem). Throws Error when it is not an Ed25519 public key.
 std::string keyIdOfPublicKeyFile(const std::filesystem::path& publicKeyFile);
 
