@@ -263,7 +263,11 @@ std::vector<int> parseDeviceList(const SweepArgs& a, CLI::App& sub) {
     if (a.devices == "slurm" || (a.devices.empty() && !sub.count("--device") && isClusterShard(a.shard))) {
         const TaskDevices task = taskDevices(a.backend, processEnvironment());
         const std::string job = describeSlurmTask(processEnvironment());
-        if (!a.quiet) std::cerr << "tunescope-cli: " << (job.empty() ? "" : job + ": ") << a.backend << " devices from " << task.source << '\n';
+        std::string list;
+        for (int index : task.indices) list += (list.empty() ? "" : ",") + std::to_string(index);
+        if (!a.quiet)
+            std::cerr << "tunescope-cli: " << (job.empty() ? "" : job + ": ") << a.backend << " devices " << list
+                      << " from " << task.source << '\n';
         return task.indices;
     }
     if (!a.devices.empty()) {

@@ -108,7 +108,7 @@ ShardSpec resolveShard(const std::string& shardOption, const EnvLookup& env) {
 }
 
 TaskDevices taskDevices(const std::string& backend, const EnvLookup& env) {
-    if (backend == "cpu") return {{0}, "the cpu backend has one device"};
+    if (backend == "cpu") return {{0}, "the cpu backend (one device)"};
     if (backend != "cuda" && backend != "hip")
         throw Error("", "", "unknown backend '" + backend + "' (expected cpu, cuda or hip)");
     const std::vector<std::string> visibility =

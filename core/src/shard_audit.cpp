@@ -114,7 +114,8 @@ SweepPlan planFromHeader(const ResultsHeader& header, const std::string& file) {
     plan.rule.stopWhenStalled = rule.boolean("stop_when_stalled");
     plan.eps = static_cast<float>(r.number("eps"));
     const Json& seed = r.field("seed");
-    if (!seed.is_number_unsigned()) r.fail("seed", "must be a non-negative integer");
+    if (!seed.is_number_integer() || (!seed.is_number_unsigned() && seed.get<std::int64_t>() < 0))
+        r.fail("seed", "must be a non-negative integer");
     plan.seed = seed.get<std::uint64_t>();
     plan.measureCopy = r.boolean("measure_copy");
     if (r.json().contains("shard")) {
