@@ -203,4 +203,20 @@ diff "$work/slurm-decisions.txt" "$work/local-decisions.txt" || fail "promote de
 strip() { sed -E 's/"results_(sha256|line|file)": *("[^"]*"|[0-9]+)//g' "$1"; }
 diff <(strip "$TS_PROMOTED") <(strip "$work/local-promoted.json") > /dev/null ||
     fail "the promoted profiles differ beyond the evidence's file, digest and lines"
+# The explore templates: two GEMM shapes, one per task, and the summary after both (afterany). Without a CUDA GPU
+# explore exits 77 and the table says why; with one it explores for a few seconds per shape.
+printf '# M N K [options]\n256 256 256\n\n512 256 128 --dtype bf16\n' > "$work/shapes.txt"
+export TS_SHAPES=$work/shapes.txt TS_REPORTS=$work/explore TS_EXPLORE_ARGS="--budget 5"
+explore=$(sbatch --parsable --array=0-1 --export=ALL --gres=none --cpus-per-task=1 \
+    --output="$work/logs/explore-%A_%a.log" "$src/scripts/slurm/explore-shapes.sbatch") || fail "sbatch explore failed"
+explore=${explore%%;*}
+summary=$(sbatch --parsable --dependency="afterany:$explore" --export=ALL --output="$work/logs/summary-%j.log" \
+    "$src/scripts/slurm/explore-summary.sbatch") || fail "sbatch of the explore summary failed"
+summary=${summary%%;*}
+wait_done "$explore,$summary" 120
+cat "$work/logs/summary-$summary.log"
+[ "$(job_state "$summary")" = JobState=COMPLETED ] || fail "explore summary job $summary is $(job_state "$summary")"
+grep -Eq '^0 +256x256x256 +(ok|skip) ' "$work/explore/summary.txt" || fail "the summary lacks shape 0"
+grep -Eq '^1 +512x256x128 +(ok|skip) ' "$work/explore/summary.txt" || fail "the summary lacks shape 1"
+
 echo "PASS: $l2norm l2norm + $copies copy measurements, each once; $(wc -l < "$work/slurm-decisions.txt") promote decisions equal"
