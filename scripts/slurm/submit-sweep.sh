@@ -11,6 +11,7 @@ shift
 export TS_SHARDS=$shards
 array=$(sbatch --parsable --array="0-$((shards - 1))" --export=ALL "$@" "$here/sweep-array.sbatch")
 array=${array%%;*}  # --parsable prints "id;cluster" on multi-cluster setups
+# shellcheck disable=SC2086  # TS_MERGE_SBATCH_ARGS is a list of options
 merge=$(sbatch --parsable --dependency="afterok:$array" --export=ALL ${TS_MERGE_SBATCH_ARGS:-} "$here/merge-promote.sbatch")
 merge=${merge%%;*}
 echo "sweep array job $array (tasks 0-$((shards - 1))), merge job $merge (after all of them succeed)"

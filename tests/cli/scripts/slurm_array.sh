@@ -57,8 +57,10 @@ free_port() {  # a port nothing listens on, from a range spread by this shell's 
     done
     return 1
 }
+# shellcheck disable=SC2015  # either failing is a skip
 ctld_port=$(free_port) && slurmd_port=$(free_port) || skip "no free TCP port found"
 node=$(hostname)
+memory_mb=$(awk '/^MemTotal:/ { m = int($2 / 1024 / 2); print (m < 2000 ? m : 2000) }' /proc/meminfo)
 export SLURM_CONF="$work/slurm.conf"
 cat > "$SLURM_CONF" <<EOF
 ClusterName=tunescope-test
@@ -88,7 +90,7 @@ AccountingStorageType=accounting_storage/none
 MailProg=/bin/true
 KillWait=5
 MinJobAge=600
-NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=2000 State=UNKNOWN
+NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=$memory_mb State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
 slurmctld -c -f "$SLURM_CONF" || skip "slurmctld does not start here: $(tail -n 3 "$work/slurmctld.log" 2>/dev/null)"
@@ -125,6 +127,7 @@ submitted=$("$src/scripts/slurm/submit-sweep.sh" 3 --gres=none --cpus-per-task=1
 echo "$submitted"
 array=$(sed -n 's/^array=\([0-9]*\) merge=.*/\1/p' <<< "$submitted")
 merge=$(sed -n 's/.* merge=\([0-9]*\)$/\1/p' <<< "$submitted")
+# shellcheck disable=SC2015  # either missing is a failure
 [ -n "$array" ] && [ -n "$merge" ] || fail "no job ids in: $submitted"
 
 # Cancel task 1 once it has saved two measurements.
