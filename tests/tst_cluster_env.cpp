@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 #include "sweep_test_fixtures.hpp"
@@ -45,7 +46,7 @@ const std::map<std::string, std::string> kTask1Of3 = {{"SLURM_ARRAY_TASK_ID", "1
 SweepPlan tinyPlan() {
     SweepPlan plan;
     plan.backend = "scripted";
-    plan.shapes = shapesFromNbList({1, 2}, 256);
+    plan.shapes = shapesFromNbList({1, 2, 3}, 256);  // 3 shapes: every shard has work however shards split
     plan.grid = gridFromLists({8, 16, 32}, {1, 2}, {3});
     plan.rule.minSamples = 6;
     plan.rule.minTimeMs = 0;
@@ -195,13 +196,20 @@ private slots:
         const ShardAudit audit = auditShards(files, 3);
         QVERIFY2(audit.problems.empty(), audit.problems.empty() ? "" : audit.problems.front().c_str());
         QCOMPARE(audit.shards.size(), std::size_t{3});
-        std::size_t planned = 0;
-        for (const ShardStatus& s : audit.shards) {
+        std::set<std::string> l2normKeys;
+        for (int i = 0; i < 3; ++i) {
+            const ShardStatus& s = audit.shards[std::size_t(i)];
             QVERIFY(s.complete());
+            QVERIFY(s.planned > 0);
+            QCOMPARE(s.shard.index, i);
             QCOMPARE(s.devices, (std::vector<std::string>{"scripted:0 Scripted test device 0"}));
-            planned += s.planned;
+            SweepPlan plan = tinyPlan();
+            plan.shard = {i, 3};
+            QCOMPARE(s.planned, planItems(plan).size());
+            for (const ResultRecord& r : loadResults(files[std::size_t(i)]).records)
+                if (r.kind == ResultRecord::Kind::L2Norm) QVERIFY(l2normKeys.insert(recordKey(r)).second);
         }
-        QCOMPARE(planned, std::size_t{2 * 6 + 2 * 3});  // every l2norm item once, each shard its copies
+        QCOMPARE(l2normKeys.size(), std::size_t{3 * 6});  // every l2norm item of the plan, in exactly one shard
         QCOMPARE(audit.deviceModels, (std::vector<std::string>{"scripted Scripted test device 0"}));
     }
 

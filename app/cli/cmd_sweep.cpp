@@ -360,7 +360,7 @@ bool checkShards(const std::vector<std::filesystem::path>& paths, int expectShar
         char line[400];
         std::snprintf(line, sizeof line, "%-6s %-13s %4zu/%-4zu %6zu  %7zu  %9s  %-26s %s\n",
                       (std::to_string(s.shard.index) + "/" + std::to_string(s.shard.count)).c_str(), s.host.c_str(),
-                      s.measured, s.planned, s.failed, s.missing - s.failed, (fixedSeconds(s.measuringSeconds)).c_str(),
+                      s.measured, s.planned, s.failed, s.missing - s.failed, fixedSeconds(s.measuringSeconds).c_str(),
                       devices.empty() ? "-" : devices.c_str(), s.file.string().c_str());
         std::cout << line;
     }
@@ -433,7 +433,8 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx) {
     merge->add_flag("--keep-first", *keepFirst, "keep the first of duplicate measurements and warn");
     merge->add_option("--expect-shards", *expectShards,
                       "the inputs are the N shards of one array: refuse (exit 1) unless every shard 0..N-1 is there "
-                      "exactly once, complete, and measured on one device model; prints a table per shard");
+                      "exactly once, complete, and measured on one device model; prints a table per shard")
+        ->check(CLI::Range(1, 100000));
     merge->callback([inputs, mergeOut, keepFirst, expectShards, &ctx] {
         std::vector<std::filesystem::path> paths(inputs->begin(), inputs->end());
         if (*expectShards != 0 && !checkShards(paths, *expectShards)) {
