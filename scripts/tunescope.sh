@@ -11,7 +11,8 @@ jobs=${TUNESCOPE_JOBS:-$(nproc)}
 
 packages=(build-essential cmake git pkg-config libssl-dev nlohmann-json3-dev libcli11-dev
           qt6-base-dev libqt6svg6-dev libqcustomplot-dev xvfb xauth
-          hipcc libamdhip64-dev clang-14 libclang-rt-14-dev)
+          hipcc libamdhip64-dev clang-14 libclang-rt-14-dev
+          slurm-wlm munge)  # slurm-wlm, munge: the single-node SLURM of tests/cli/slurm.cmake (docs/cluster.md)
 
 setup() {
     local missing=()

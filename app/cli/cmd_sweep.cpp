@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "tunescope/cluster_env.hpp"
 #include "tunescope/device.hpp"
 #include "tunescope/errors.hpp"
 #include "tunescope/hashing.hpp"
@@ -23,6 +24,7 @@
 #include "tunescope/profile.hpp"
 #include "tunescope/promote.hpp"
 #include "tunescope/results.hpp"
+#include "tunescope/shard_audit.hpp"
 #include "tunescope/sweep.hpp"
 #include "tunescope/triton_binaries.hpp"
 #include "tunescope/validation.hpp"
@@ -232,7 +234,7 @@ SweepPlan buildPlan(const SweepArgs& a, CLI::App& sub) {
     plan.raceMargin = a.raceMargin;
     plan.orderSeed = a.orderSeed;
     plan.replicas = a.replicas;
-    if (!a.shard.empty()) plan.shard = parseShard(a.shard);
+    if (!a.shard.empty()) plan.shard = resolveShard(a.shard, processEnvironment());  // i/n, slurm, slurm/N
     if (!a.profile.empty()) {
         const Profile profile = loadProfile(a.profile);
         plan.profileFile = std::filesystem::path(a.profile).filename().string();
@@ -305,6 +307,18 @@ void printSummary(const std::filesystem::path& out, const SweepPlan& plan) {
 }
 
 std::vector<int> parseDeviceList(const SweepArgs& a, CLI::App& sub) {
+    // Cluster tasks (docs/cluster.md): --devices slurm, or --shard slurm without --device/--devices, takes the GPUs
+    // the scheduler gave this task, numbered as the process sees them.
+    if (a.devices == "slurm" || (a.devices.empty() && !sub.count("--device") && isClusterShard(a.shard))) {
+        const TaskDevices task = taskDevices(a.backend, processEnvironment());
+        const std::string job = describeSlurmTask(processEnvironment());
+        std::string list;
+        for (int index : task.indices) list += (list.empty() ? "" : ",") + std::to_string(index);
+        if (!a.quiet)
+            std::cerr << "tunescope-cli: " << (job.empty() ? "" : job + ": ") << a.backend << " devices " << list
+                      << " from " << task.source << '\n';
+        return task.indices;
+    }
     if (!a.devices.empty()) {
         if (sub.count("--device")) throw Error("", "", "give --device N or --devices LIST, not both");
         return parseIntList(a.devices, "--devices");
@@ -315,6 +329,9 @@ std::vector<int> parseDeviceList(const SweepArgs& a, CLI::App& sub) {
 
 void runSweepCommand(const SweepArgs& a, CLI::App& sub, CliContext& ctx) {
     const SweepPlan plan = buildPlan(a, sub);
+    if (isClusterShard(a.shard) && !a.quiet)
+        std::cerr << "tunescope-cli: shard " << plan.shard.index << "/" << plan.shard.count << " (--shard " << a.shard
+                  << ")\n";
     validatePlan(plan);  // illegal configs and T = 0 are refused before any device is touched
 
     std::unique_ptr<Backend> backend;
@@ -378,6 +395,30 @@ void runSweepCommand(const SweepArgs& a, CLI::App& sub, CliContext& ctx) {
     ctx.exitCode = outcome.failed > 0 || outcome.notRun > 0 ? kExitInvalid : kExitOk;
 }
 
+std::string fixedSeconds(double seconds) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f s", seconds);
+    return text;
+}
+
+// merge --expect-shards N: a table of every shard (docs/cluster.md), then every problem; true when there is none.
+bool checkShards(const std::vector<std::filesystem::path>& paths, int expectShards) {
+    const ShardAudit audit = auditShards(paths, expectShards);
+    std::cout << "shard  host          measured  failed  not run  measuring  device(s)                  file\n";
+    for (const ShardStatus& s : audit.shards) {
+        std::string devices;
+        for (const std::string& d : s.devices) devices += (devices.empty() ? "" : ", ") + d;
+        char line[400];
+        std::snprintf(line, sizeof line, "%-6s %-13s %4zu/%-4zu %6zu  %7zu  %9s  %-26s %s\n",
+                      (std::to_string(s.shard.index) + "/" + std::to_string(s.shard.count)).c_str(), s.host.c_str(),
+                      s.measured, s.planned, s.failed, s.missing - s.failed, fixedSeconds(s.measuringSeconds).c_str(),
+                      devices.empty() ? "-" : devices.c_str(), s.file.string().c_str());
+        std::cout << line;
+    }
+    for (const std::string& p : audit.problems) std::cerr << "tunescope-cli: " << p << '\n';
+    return audit.problems.empty();
+}
+
 }  // namespace
 
 void registerSweepCommands(CLI::App& app, CliContext& ctx) {
@@ -391,7 +432,9 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx) {
         "everything measured so far saved.");
     sweep->add_option("--backend", args->backend, "cpu, cuda or hip")->capture_default_str();
     sweep->add_option("--device", args->device, "device index within the backend")->capture_default_str();
-    sweep->add_option("--devices", args->devices, "several devices, one worker each over a shared queue: 0,1,2-3");
+    sweep->add_option("--devices", args->devices,
+                      "several devices, one worker each over a shared queue: 0,1,2-3; slurm: the GPUs of this SLURM "
+                      "task (the default with --shard slurm)");
     sweep->add_option("--nb", args->nb, "NB buckets: 1-32, 1,2,4-8")->capture_default_str();
     sweep->add_option("--rows-per-nb", args->rowsPerNb, "rows T per NB (T = NB x this)")->capture_default_str();
     sweep->add_option("--batch", args->batch, "batch sizes B (with --padded-tokens): T = B x L x 16, NB = ceil(T/65536)");
@@ -419,8 +462,9 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx) {
         ->capture_default_str();
     sweep->add_option("--profile", args->profile, "also time this profile's config per NB and report its regret");
     sweep->add_option("--shard", args->shard,
-                      "run shard i of n (0-based): i/n, split by shape (all configs of an NB on one worker); "
-                      "combine the files with merge");
+                      "run shard i of n (0-based), split by shape (all configs of an NB on one worker): i/n; slurm: "
+                      "i and n of this array task (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT); slurm/N: i of this "
+                      "task, n = N; combine the files with merge");
     sweep->add_option("--seed", args->seed, "input data seed")->capture_default_str();
     sweep->add_option("--eps", args->eps, "l2norm epsilon")->capture_default_str();
     sweep->add_flag("--no-copy", args->noCopy, "do not measure the device-to-device copy ceiling");
@@ -450,6 +494,7 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx) {
     auto mergeOut = std::make_shared<std::string>();
     auto keepFirst = std::make_shared<bool>(false);
     auto mixedDevices = std::make_shared<bool>(false);
+    auto expectShards = std::make_shared<int>(0);
     CLI::App* merge = app.add_subcommand(
         "merge",
         "Combine results files of one sweep plan (e.g. the shards of --shard i/n) into one. A measurement that "
@@ -459,10 +504,19 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx) {
     merge->add_option("inputs", *inputs, "results files")->required()->check(CLI::ExistingFile);
     merge->add_option("--out", *mergeOut, "merged results file (written atomically)")->required();
     merge->add_flag("--keep-first", *keepFirst, "keep the first of duplicate measurements and warn");
+    merge->add_option("--expect-shards", *expectShards,
+                      "the inputs are the N shards of one array: refuse (exit 1) unless every shard 0..N-1 is there "
+                      "exactly once, complete, and measured on one device model; prints a table per shard")
+        ->check(CLI::Range(1, 100000));
     merge->add_flag("--allow-mixed-devices", *mixedDevices,
                     "merge files measured on devices of another name, architecture or driver");
-    merge->callback([inputs, mergeOut, keepFirst, mixedDevices, &ctx] {
+    merge->callback([inputs, mergeOut, keepFirst, expectShards, mixedDevices, &ctx] {
         std::vector<std::filesystem::path> paths(inputs->begin(), inputs->end());
+        if (*expectShards != 0 && !checkShards(paths, *expectShards)) {
+            std::cerr << "tunescope-cli: " << *mergeOut << " not written\n";
+            ctx.exitCode = kExitInvalid;
+            return;
+        }
         MergeOptions options;
         options.keepFirst = *keepFirst;
         options.allowMixedDevices = *mixedDevices;
