@@ -36,6 +36,10 @@ namespace {
 
 QString bytesText(std::int64_t bytes) {
     if (bytes >= (1 << 20) && bytes % (1 << 20) == 0) return QString::number(bytes >> 20) + QStringLiteral(" MiB");
+    // "1.5 GiB", "12.3 MiB": ten digits of bytes are unreadable at a glance (the exact count is in the report).
+    if (bytes >= (1LL << 30)) return QString::number(static_cast<double>(bytes) / (1LL << 30), 'f', 1) + QStringLiteral(" GiB");
+    if (bytes >= (1LL << 20)) return QString::number(static_cast<double>(bytes) / (1LL << 20), 'f', 1) + QStringLiteral(" MiB");
+    if (bytes >= (1LL << 10)) return QString::number(static_cast<double>(bytes) / (1LL << 10), 'f', 1) + QStringLiteral(" KiB");
     return QString::number(bytes) + QStringLiteral(" B");
 }
 

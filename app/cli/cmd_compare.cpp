@@ -63,7 +63,7 @@ void runCompare(const CompareArgs& args, CliContext& ctx) {
             char interval[48];
             std::snprintf(interval, sizeof interval, "[%.3f, %.3f]", row.ratioLow, row.ratioHigh);
             std::printf("%-6s %-4d %-22s %12s %12s %8.3f %17s  %-10s %s | %s\n", toString(row.kind).c_str(), row.nb,
-                        copy ? "-" : configLabel(row.config).c_str(), formatUs(row.a->m.medianMs).c_str(),
+                        copy ? "-" : l2normConfigLabel(row.config).c_str(), formatUs(row.a->m.medianMs).c_str(),
                         formatUs(row.b->m.medianMs).c_str(), row.ratio, interval, toString(row.verdict).c_str(),
                         quality(*row.a).c_str(), quality(*row.b).c_str());
         }
@@ -72,8 +72,8 @@ void runCompare(const CompareArgs& args, CliContext& ctx) {
     std::printf("%-4s %-22s %10s  %-22s %10s  %-14s %s\n", "NB", "winner A", "A us", "winner B", "B us",
                 "A's winner on B", "change");
     for (const RunComparisonNb& nb : result.perNb) {
-        const std::string winnerA = nb.winnerA ? configLabel(*nb.winnerA) : "(none converged)";
-        const std::string winnerB = nb.winnerB ? configLabel(*nb.winnerB) : "(none converged)";
+        const std::string winnerA = nb.winnerA ? l2normConfigLabel(*nb.winnerA) : "(none converged)";
+        const std::string winnerB = nb.winnerB ? l2normConfigLabel(*nb.winnerB) : "(none converged)";
         const std::string regret = nb.regretOfAWinnerOnB ? formatPercent(*nb.regretOfAWinnerOnB) : "n/a";
         std::string change = "same winner";
         if (!nb.winnerA || !nb.winnerB) change = "n/a";

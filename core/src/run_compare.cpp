@@ -9,7 +9,7 @@ namespace tunescope {
 
 bool isTrustworthy(const Measurement& m) { return m.converged && !m.timedOut && m.sampleCount > 0 && m.medianMs > 0; }
 
-std::string configLabel(const L2NormConfig& config) {
+std::string l2normConfigLabel(const L2NormConfig& config) {
     std::string text = "BT=" + std::to_string(config.blockRows) + " w=" + std::to_string(config.numWarps) +
                        " s=" + std::to_string(config.numStages);
     if (config.numCtas != 1) text += " ctas=" + std::to_string(config.numCtas);

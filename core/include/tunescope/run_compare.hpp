@@ -69,6 +69,6 @@ struct RunCompareOptions {
 RunComparison compareRuns(const ResultsFile& a, const ResultsFile& b, const RunCompareOptions& options = {});
 
 // The config in the sweep's notation: "BT=8 w=1 s=3" (num_ctas only when it is not 1).
-std::string configLabel(const L2NormConfig& config);
+std::string l2normConfigLabel(const L2NormConfig& config);
 
 }  // namespace tunescope
