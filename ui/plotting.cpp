@@ -221,6 +221,8 @@ void PlotWidget::buildLatency() {
             const double key = nb + slotOffset(column, columns);
             const double value = stats->medianMs * scale;
             if (!stats->trustworthy) {
+                low = std::min(low, stats->medianMs * scale);  // drawn too, so inside the range
+                high = std::max(high, stats->medianMs * scale);
                 roughKeys.push_back(key);
                 roughValues.push_back(value);
                 cellHoverPoints.push_back(hoverPoints_.size());
