@@ -291,7 +291,7 @@ void CompareView::rebuildPlot() {
     plottedPoints_ = 0;
     const RunComparison& c = model_->comparison();
     plot_->xAxis->setLabel(tr("NB (configs of one NB spread across its slot)"));
-    plot_->yAxis->setLabel(tr("B median / A median (1 = unchanged; whiskers: 95% interval)"));
+    plot_->yAxis->setLabel(tr("ratio B/A of the medians (whiskers: 95% interval)"));
     if (c.rows.empty()) {
         plot_->legend->setVisible(false);
         plot_->replot();
@@ -355,7 +355,6 @@ void CompareView::rebuildPlot() {
     plot_->yAxis->setRange(1.0 - span, 1.0 + span);
     plot_->legend->setVisible(true);
     plot_->legend->setFont(QFont(font().family(), std::max(7, font().pointSize() - 1)));
-    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     const QString title = tr("B (%1) against A (%2): ratio of the medians per NB x config")
                               .arg(QString::fromStdString(c.deviceB), QString::fromStdString(c.deviceA));
     if (auto* existing = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0))) {
@@ -363,6 +362,14 @@ void CompareView::rebuildPlot() {
     } else {
         plot_->plotLayout()->insertRow(0);
         plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, title, QFont(font().family(), font().pointSize(), QFont::Bold)));
+        // The legend in one row under the title, off the data (over 2400 points, any corner inside hides some).
+        plot_->axisRect()->insetLayout()->take(plot_->legend);
+        plot_->plotLayout()->insertRow(1);
+        plot_->plotLayout()->addElement(1, 0, plot_->legend);
+        plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+        plot_->legend->setMargins(QMargins(4, 2, 4, 2));
+        plot_->plotLayout()->setRowStretchFactor(1, 0.001);
+        plot_->plotLayout()->setRowStretchFactor(0, 0.001);
     }
     plot_->replot();
 }

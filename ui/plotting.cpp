@@ -295,6 +295,7 @@ void PlotWidget::buildLatency() {
     if (relativeLatency_) {
         plot_->yAxis->setLabel(tr("median / best median at the NB (whiskers p20-p80)"));
         plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+        plot_->legend->setBrush(QColor(255, 255, 255, 200));  // the data under the legend stays visible
         // Most configs sit within a few percent of the best; show up to the 95th percentile, not the worst outlier.
         std::sort(drawn.begin(), drawn.end());
         const double upper = drawn.empty() ? 2.0 : drawn[static_cast<std::size_t>(0.95 * (drawn.size() - 1))];
