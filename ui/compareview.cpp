@@ -10,6 +10,7 @@
 #include <cmath>
 #include <map>
 
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -45,6 +46,12 @@ QString qualityText(const ResultRecord& r) {
 
 QString percent(double fraction) {
     return (fraction >= 0 ? QStringLiteral("+") : QString()) + QString::number(fraction * 100.0, 'f', 1) + QStringLiteral(" %");
+}
+
+// "h200-run6/sweep.jsonl.gz": archived runs are often all called sweep.jsonl.gz, so the folder tells them apart.
+QString shortPath(const std::string& path) {
+    const QFileInfo info(QString::fromStdString(path));
+    return info.dir().dirName() + QLatin1Char('/') + info.fileName();
 }
 
 }  // namespace
@@ -215,6 +222,7 @@ CompareView::CompareView(QWidget* parent)
     splitter->addWidget(table_);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
+    splitter->setSizes({420, 260});  // the plot gets the larger share
     layout->addWidget(splitter, 1);
     rebuildPlot();
 }
@@ -260,8 +268,8 @@ QString CompareView::summaryText() const {
     const RunComparison& c = model_->comparison();
     if (c.rows.empty() && c.onlyInA + c.onlyInB == 0) return {};
     QString text = tr("A: %1 (%2)    B: %3 (%4)\n")
-                       .arg(QFileInfo(QString::fromStdString(c.fileA)).fileName(), QString::fromStdString(c.deviceA),
-                            QFileInfo(QString::fromStdString(c.fileB)).fileName(), QString::fromStdString(c.deviceB));
+                       .arg(shortPath(c.fileA), QString::fromStdString(c.deviceA), shortPath(c.fileB),
+                            QString::fromStdString(c.deviceB));
     text += tr("%1 pairs, B against A: %2 FASTER, %3 SLOWER, %4 SAME, %5 AMBIGUOUS; geometric mean B/A %6.")
                 .arg(c.rows.size())
                 .arg(c.faster)
@@ -291,7 +299,7 @@ void CompareView::rebuildPlot() {
     plottedPoints_ = 0;
     const RunComparison& c = model_->comparison();
     plot_->xAxis->setLabel(tr("NB (configs of one NB spread across its slot)"));
-    plot_->yAxis->setLabel(tr("ratio B/A of the medians (whiskers: 95% interval)"));
+    plot_->yAxis->setLabel(tr("B/A (whiskers: 95% interval)"));
     if (c.rows.empty()) {
         plot_->legend->setVisible(false);
         plot_->replot();
@@ -355,7 +363,7 @@ void CompareView::rebuildPlot() {
     plot_->yAxis->setRange(1.0 - span, 1.0 + span);
     plot_->legend->setVisible(true);
     plot_->legend->setFont(QFont(font().family(), std::max(7, font().pointSize() - 1)));
-    const QString title = tr("B (%1) against A (%2): ratio of the medians per NB x config")
+    const QString title = tr("Median of B (%1) / median of A (%2), per NB x l2norm config (copy ceilings: table only)")
                               .arg(QString::fromStdString(c.deviceB), QString::fromStdString(c.deviceA));
     if (auto* existing = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0))) {
         existing->setText(title);

@@ -259,7 +259,7 @@ std::vector<CandidateBar> candidateBars(const CublasLtReport& report, QString* a
         if (!finalists.empty()) {
             bars = finalists;
             if (axisNote)
-                *axisNote = QCoreApplication::translate("CublasLtView", "finalists re-timed back to back: median per GEMM call, "
+                *axisNote = QCoreApplication::translate("CublasLtView", "finalists re-timed back to back: median ms per GEMM call, "
                                                                         "whiskers p20-p80 (%1 candidates timed in the first pass)")
                                 .arg(finalists.size() + firstPass.size());
         } else {
@@ -268,7 +268,7 @@ std::vector<CandidateBar> candidateBars(const CublasLtReport& report, QString* a
                 bars.push_back(bar);
             }
             if (axisNote)
-                *axisNote = QCoreApplication::translate("CublasLtView", "first-pass median per GEMM call, fastest %1 of %2")
+                *axisNote = QCoreApplication::translate("CublasLtView", "first-pass median ms per GEMM call, fastest %1 of %2")
                                 .arg(bars.size())
                                 .arg(firstPass.size());
         }

@@ -599,7 +599,8 @@ void PlotWidget::buildCandidates() {
     // Bars of absolute values start at zero: a truncated axis makes a 7.5% gap look like 3x. The exact numbers and
     // the gap to the baseline are in each bar's hover text.
     (void)low;
-    plot_->xAxis->setRange(0.0, high * 1.08);
+    // Room on the right for the legend, so it never sits on the longest bars.
+    plot_->xAxis->setRange(0.0, high * 1.3);
     plot_->legend->setVisible(true);
     // Fastest on top: the top right is where the bars are shortest.
     plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);

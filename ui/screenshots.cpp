@@ -66,6 +66,7 @@ int takeScreenshots(const QString& dir, const QString& resultsFile, const QStrin
 
     MainWindow window;
     window.resize(1500, 950);
+    window.validationDock()->show();  // whatever an earlier session's saved layout says
     window.show();
     if (!window.openProfile(profile, true)) {
         std::fprintf(stderr, "tunescope: %s\n", qPrintable(window.lastError()));
@@ -189,9 +190,11 @@ int takeScreenshots(const QString& dir, const QString& resultsFile, const QStrin
 
     if (!compareA.isEmpty() && !compareB.isEmpty()) {
         window.showPage(MainWindow::Page::Compare);
+        window.validationDock()->hide();  // the page needs the height; the dock is about the profile
         QString compareError;
         if (window.compareView()->compareFiles(compareA, compareB, &compareError)) {
             failures += !save(&window, dir, QStringLiteral("compare.png"));
+            window.validationDock()->show();
         } else {
             std::fprintf(stderr, "tunescope: compare: %s\n", qPrintable(compareError));
             ++failures;
