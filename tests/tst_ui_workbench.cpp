@@ -15,6 +15,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSortFilterProxyModel>
+#include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -22,6 +23,7 @@
 #include <QTimer>
 
 #include "compareview.hpp"
+#include "cublasltview.hpp"
 #include "mainwindow.hpp"
 #include "plotsview.hpp"
 #include "plotting.hpp"
@@ -33,6 +35,7 @@
 #include "sweepview.hpp"
 #include "tabletools.hpp"
 #include "tunescope/profile.hpp"
+#include "tunescope/report.hpp"
 #include "tunescope/results.hpp"
 
 using namespace tunescope;
@@ -256,6 +259,29 @@ private slots:
         QVERIFY(csv.front().startsWith(QStringLiteral("NB,config,A median")));
         QVERIFY(csv[1].contains(QStringLiteral("SLOWER")));
         QVERIFY(!view.table()->tabKeyNavigation());
+    }
+
+    // 10: the heuristics table marks the selected config (the H200 explorer report, gzipped).
+    void heuristicsMarkTheSelectedConfig() {
+        const QString report = sourcePath(QStringLiteral("docs/screenshots/data/h200-explore-bf16.json.gz"));
+        if (!QFile::exists(report)) QSKIP("docs/screenshots/data is not in this checkout");
+        const CublasLtReport loaded = loadReport(report.toStdString());
+        QVERIFY(loaded.selected.has_value());
+        QStandardItemModel model;
+        fillHeuristicsModel(&model, loaded);
+        int marked = 0, matching = 0;
+        for (int set = 0; set < model.rowCount(); ++set) {
+            QStandardItem* top = model.item(set);
+            for (int row = 0; row < top->rowCount(); ++row) {
+                const bool isMarked = top->child(row, 0)->text().contains(QStringLiteral("(selected)"));
+                marked += isMarked;
+                if (isMarked) QVERIFY(top->child(row, 1)->font().bold());
+            }
+        }
+        for (const HeuristicSet& heuristics : loaded.heuristics)
+            for (const HeuristicAlgorithm& algo : heuristics.algorithms) matching += algo.config == loaded.selected->config;
+        QVERIFY(matching > 0);
+        QCOMPARE(marked, matching);
     }
 
     // .jsonl.gz opens directly.

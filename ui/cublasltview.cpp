@@ -108,7 +108,20 @@ void fillHeuristicsModel(QStandardItemModel* model, const CublasLtReport& report
         QList<QStandardItem*> topRow{top};
         for (int i = 1; i < model->columnCount(); ++i) topRow.push_back(item({}));
         int rank = 0;
-        for (const HeuristicAlgorithm& algo : set.algorithms) top->appendRow(algorithmRow(rank++, algo));
+        for (const HeuristicAlgorithm& algo : set.algorithms) {
+            QList<QStandardItem*> row = algorithmRow(rank++, algo);
+            // The config the report selected stands out wherever the heuristic returned it.
+            if (report.selected && algo.config == report.selected->config) {
+                row[0]->setText(QStringLiteral("\u25B6 ") + row[0]->text() + QCoreApplication::translate("CublasLtView", " (selected)"));
+                row[0]->setToolTip(QCoreApplication::translate("CublasLtView", "The config this report selected"));
+                for (QStandardItem* cell : row) {
+                    QFont font = cell->font();
+                    font.setBold(true);
+                    cell->setFont(font);
+                }
+            }
+            top->appendRow(row);
+        }
         model->appendRow(topRow);
     }
 }
