@@ -4,6 +4,7 @@
 // counts, a profile changed on disk is reloaded (or the user is asked), and `tunescope --version` needs no display.
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QItemSelectionModel>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -259,6 +260,25 @@ private slots:
         QVERIFY(csv.front().startsWith(QStringLiteral("NB,config,A median")));
         QVERIFY(csv[1].contains(QStringLiteral("SLOWER")));
         QVERIFY(!view.table()->tabKeyNavigation());
+    }
+
+    // 10: Tab leaves the policy table; the table copies as CSV.
+    void policyTableTabAndCsv() {
+        MainWindow window;
+        QVERIFY(window.openProfile(profilePath, true));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTableView* table = window.policyEditor()->view();
+        QVERIFY(!table->tabKeyNavigation());
+        table->setFocus();
+        table->setCurrentIndex(table->model()->index(2, PolicyTableModel::BtColumn));
+        QTest::keyClick(table, Qt::Key_Tab);
+        QVERIFY(!table->hasFocus());
+        table->selectionModel()->clearSelection();
+        table->selectionModel()->select(table->model()->index(2, PolicyTableModel::NbColumn), QItemSelectionModel::Select);
+        table->selectionModel()->select(table->model()->index(2, PolicyTableModel::WarpsColumn), QItemSelectionModel::Select);
+        QCOMPARE(tableToCsv(table), QStringLiteral("NB,num_warps\n3,2\n"));
+        QVERIFY(table->findChild<QAction*>(QStringLiteral("copyAsCsv")));
     }
 
     // 10: the heuristics table marks the selected config (the H200 explorer report, gzipped).
