@@ -9,7 +9,7 @@ root=$(pwd)
 build_dir=${TUNESCOPE_BUILD_DIR:-$root/build}
 jobs=${TUNESCOPE_JOBS:-$(nproc)}
 
-packages=(build-essential cmake git pkg-config libssl-dev nlohmann-json3-dev libcli11-dev
+packages=(build-essential cmake git pkg-config libssl-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
           qt6-base-dev libqt6svg6-dev libqcustomplot-dev xvfb xauth
           hipcc libamdhip64-dev clang-14 libclang-rt-14-dev
           slurm-wlm munge)  # slurm-wlm, munge: the single-node SLURM of tests/cli/slurm.cmake (docs/cluster.md)

@@ -36,6 +36,10 @@ namespace {
 
 QString bytesText(std::int64_t bytes) {
     if (bytes >= (1 << 20) && bytes % (1 << 20) == 0) return QString::number(bytes >> 20) + QStringLiteral(" MiB");
+    // "1.5 GiB", "12.3 MiB": ten digits of bytes are unreadable at a glance (the exact count is in the report).
+    if (bytes >= (1LL << 30)) return QString::number(static_cast<double>(bytes) / (1LL << 30), 'f', 1) + QStringLiteral(" GiB");
+    if (bytes >= (1LL << 20)) return QString::number(static_cast<double>(bytes) / (1LL << 20), 'f', 1) + QStringLiteral(" MiB");
+    if (bytes >= (1LL << 10)) return QString::number(static_cast<double>(bytes) / (1LL << 10), 'f', 1) + QStringLiteral(" KiB");
     return QString::number(bytes) + QStringLiteral(" B");
 }
 
@@ -104,7 +108,20 @@ void fillHeuristicsModel(QStandardItemModel* model, const CublasLtReport& report
         QList<QStandardItem*> topRow{top};
         for (int i = 1; i < model->columnCount(); ++i) topRow.push_back(item({}));
         int rank = 0;
-        for (const HeuristicAlgorithm& algo : set.algorithms) top->appendRow(algorithmRow(rank++, algo));
+        for (const HeuristicAlgorithm& algo : set.algorithms) {
+            QList<QStandardItem*> row = algorithmRow(rank++, algo);
+            // The config the report selected stands out wherever the heuristic returned it.
+            if (report.selected && algo.config == report.selected->config) {
+                row[0]->setText(QStringLiteral("\u25B6 ") + row[0]->text() + QCoreApplication::translate("CublasLtView", " (selected)"));
+                row[0]->setToolTip(QCoreApplication::translate("CublasLtView", "The config this report selected"));
+                for (QStandardItem* cell : row) {
+                    QFont font = cell->font();
+                    font.setBold(true);
+                    cell->setFont(font);
+                }
+            }
+            top->appendRow(row);
+        }
         model->appendRow(topRow);
     }
 }
@@ -255,7 +272,7 @@ std::vector<CandidateBar> candidateBars(const CublasLtReport& report, QString* a
         if (!finalists.empty()) {
             bars = finalists;
             if (axisNote)
-                *axisNote = QCoreApplication::translate("CublasLtView", "finalists re-timed back to back: median per GEMM call, "
+                *axisNote = QCoreApplication::translate("CublasLtView", "finalists re-timed back to back: median ms per GEMM call, "
                                                                         "whiskers p20-p80 (%1 candidates timed in the first pass)")
                                 .arg(finalists.size() + firstPass.size());
         } else {
@@ -264,7 +281,7 @@ std::vector<CandidateBar> candidateBars(const CublasLtReport& report, QString* a
                 bars.push_back(bar);
             }
             if (axisNote)
-                *axisNote = QCoreApplication::translate("CublasLtView", "first-pass median per GEMM call, fastest %1 of %2")
+                *axisNote = QCoreApplication::translate("CublasLtView", "first-pass median ms per GEMM call, fastest %1 of %2")
                                 .arg(bars.size())
                                 .arg(firstPass.size());
         }

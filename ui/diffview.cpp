@@ -178,7 +178,10 @@ const Profile* DiffView::profileOf(const Side& side) const {
 
 QString DiffView::describeSide(const Side& side) const {
     switch (side.kind) {
-    case Side::Kind::Editor: return tr("the editor (%1, with unsaved edits)").arg(document_ ? document_->displayName() : QString());
+    case Side::Kind::Editor:
+        // Say "unsaved edits" only when there are some: otherwise the editor holds what is on disk.
+        return document_ && document_->isModified() ? tr("the editor (%1, with unsaved edits)").arg(document_->displayName())
+                                                    : tr("the editor (%1, no unsaved edits)").arg(document_ ? document_->displayName() : QString());
     case Side::Kind::Disk: return tr("%1 on disk").arg(document_ ? document_->displayName() : QString());
     case Side::Kind::File: return QFileInfo(side.path).fileName();
     }

@@ -1,5 +1,7 @@
 #include "mainwindow.hpp"
 
+#include <algorithm>
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -8,6 +10,10 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFileSystemWatcher>
+#include <QCryptographicHash>
+#include <QScreen>
+#include <QScrollArea>
 #include <QHeaderView>
 #include <QIcon>
 #include <QKeySequence>
@@ -23,6 +29,7 @@
 #include <QUndoStack>
 
 #include "apppaths.hpp"
+#include "compareview.hpp"
 #include "cublasltview.hpp"
 #include "diffview.hpp"
 #include "jsontreemodel.hpp"
@@ -56,7 +63,8 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), profile_(new ProfileDocument(this)), results_(new ResultsDocument(this)),
       pages_(new QTabWidget(this)), editor_(new PolicyEditor(profile_, results_, this)),
       plots_(new PlotsView(profile_, results_, this)), sweep_(new SweepView(profile_, results_, this)),
-      cublasLt_(new CublasLtView(this)), diff_(new DiffView(profile_, this)), documentTree_(new QTreeView(this)),
+      cublasLt_(new CublasLtView(this)), diff_(new DiffView(profile_, this)), compare_(new CompareView(this)),
+      watcher_(new QFileSystemWatcher(this)), documentTree_(new QTreeView(this)),
       documentModel_(new JsonTreeModel(this)), validation_(new ValidationPanel(profile_, this)),
       validationDock_(new QDockWidget(tr("Validation"), this)), statusFile_(new QLabel(this)),
       statusSignature_(new QLabel(this)) {
@@ -65,20 +73,34 @@ MainWindow::MainWindow(QWidget* parent)
     setWindowIcon(QIcon(QStringLiteral(":/tunescope/tunescope.svg")));
     setAcceptDrops(true);
     pages_->setObjectName(QStringLiteral("pages"));
+    // Form-heavy pages scroll instead of forcing a large minimum window size (1280x720 laptops, 2x scaling).
+    auto scrolled = [this](QWidget* page) {
+        auto* area = new QScrollArea(this);
+        area->setWidget(page);
+        area->setWidgetResizable(true);
+        area->setFrameShape(QFrame::NoFrame);
+        return area;
+    };
     pages_->addTab(editor_, tr("Policy"));
     pages_->addTab(plots_, tr("Plots"));
-    pages_->addTab(sweep_, tr("Sweep"));
-    pages_->addTab(cublasLt_, tr("cuBLASLt"));
+    pages_->addTab(scrolled(sweep_), tr("Sweep"));
+    pages_->addTab(scrolled(cublasLt_), tr("cuBLASLt"));
     pages_->addTab(diff_, tr("Diff"));
     documentTree_->setObjectName(QStringLiteral("documentTree"));
     documentTree_->setModel(documentModel_);
     documentTree_->setUniformRowHeights(true);
     documentTree_->setAlternatingRowColors(true);
     pages_->addTab(documentTree_, tr("Document"));
+    pages_->addTab(compare_, tr("Compare"));
+    pages_->setUsesScrollButtons(true);
     setCentralWidget(pages_);
 
     validationDock_->setObjectName(QStringLiteral("validationDock"));
     validationDock_->setWidget(validation_);
+    // The dock may shrink to a few rows, float, or be tabbed with other docks; never a fixed share of the window.
+    validationDock_->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    validation_->setMinimumHeight(0);
+    setDockOptions(dockOptions() | QMainWindow::AllowTabbedDocks);
     addDockWidget(Qt::BottomDockWidgetArea, validationDock_);
 
     statusFile_->setObjectName(QStringLiteral("statusFile"));
@@ -101,15 +123,30 @@ MainWindow::MainWindow(QWidget* parent)
     connect(editor_, &PolicyEditor::message, this, showMessage);
     connect(sweep_, &SweepView::message, this, showMessage);
     connect(cublasLt_, &CublasLtView::message, this, showMessage);
+    connect(compare_, &CompareView::message, this, showMessage);
+    connect(results_, &ResultsDocument::reset, this, [this] {
+        if (!results_->isLive() && !results_->filePath().isEmpty()) compare_->setFileA(results_->filePath());
+    });
+    watchTimer_.setSingleShot(true);
+    watchTimer_.setInterval(200);
+    connect(watcher_, &QFileSystemWatcher::fileChanged, &watchTimer_, qOverload<>(&QTimer::start));
+    connect(watcher_, &QFileSystemWatcher::directoryChanged, &watchTimer_, qOverload<>(&QTimer::start));
+    connect(&watchTimer_, &QTimer::timeout, this, &MainWindow::onWatchedFileChanged);
+    connect(profile_, &ProfileDocument::saved, this, &MainWindow::watchProfile);
     connect(plots_, &PlotsView::hovered, this, [this](const QString& text) {
         if (!text.isEmpty()) statusBar()->showMessage(QString(text).replace(QLatin1Char('\n'), QStringLiteral("  |  ")), 4000);
     });
     connect(cublasLt_, &CublasLtView::reportOpened, this, &MainWindow::addRecentFile);
 
     QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    if (!settings.contains(QStringLiteral("window/geometry"))) resize(1400, 900);
+    // Geometry per screen (name and size): a layout made on a 2560x1440 monitor does not suit the laptop panel.
+    const QString key = geometryKey();
+    restoreGeometry(settings.value(key + QStringLiteral("/geometry")).toByteArray());
+    restoreState(settings.value(key + QStringLiteral("/state")).toByteArray());
+    if (!settings.contains(key + QStringLiteral("/geometry"))) {
+        const QRect available = screen() ? screen()->availableGeometry() : QRect(0, 0, 1400, 900);
+        resize(std::min(1400, available.width() * 9 / 10), std::min(900, available.height() * 9 / 10));
+    }
     updateTitle();
 }
 
@@ -131,7 +168,9 @@ void MainWindow::createMenus() {
     QAction* saveAction = file->addAction(tr("&Save"), this, [this] { save(); });
     saveAction->setShortcut(QKeySequence::Save);
     QAction* saveAsAction = file->addAction(tr("Save &as..."), this, &MainWindow::saveAsDialog);
-    saveAsAction->setShortcut(QKeySequence::SaveAs);
+    // QKeySequence::SaveAs is empty on some desktops (no platform theme); bind the usual key explicitly.
+    saveAsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+    saveAsAction->setObjectName(QStringLiteral("saveAsAction"));
     file->addSeparator();
     file->addAction(tr("Export &FLA config cache..."), this, &MainWindow::exportFlaDialog);
     file->addAction(tr("Export cuBLASLt &report..."), cublasLt_, &CublasLtView::exportDialog);
@@ -184,7 +223,7 @@ void MainWindow::createMenus() {
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->addAction(validationDock_->toggleViewAction());
-    const QStringList names{tr("Policy"), tr("Plots"), tr("Sweep"), tr("cuBLASLt"), tr("Diff"), tr("Document")};
+    const QStringList names{tr("Policy"), tr("Plots"), tr("Sweep"), tr("cuBLASLt"), tr("Diff"), tr("Document"), tr("Compare")};
     for (int i = 0; i < names.size(); ++i) {
         QAction* action = view->addAction(names[i], this, [this, i] { pages_->setCurrentIndex(i); });
         action->setShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + i)));
@@ -241,10 +280,14 @@ bool MainWindow::openFile(const QString& path, bool quiet) {
         fail(tr("Open"), tr("%1: is a folder, not a file").arg(path), quiet);
         return false;
     }
-    if (info.suffix() == QLatin1String("jsonl")) return openResults(path, quiet);
+    if (path.endsWith(QLatin1String(".jsonl")) || path.endsWith(QLatin1String(".jsonl.gz"))) return openResults(path, quiet);
     DocumentKind kind = DocumentKind::Unknown;
     try {
-        kind = detectDocumentKind(readJsonFile(path.toStdString()));
+        // Infinity tokens allowed: Triton's autotune cache times failed configs as bare Infinity (the import reads
+        // it with the same core reader as the CLI's import-triton); every other kind's loader stays strict.
+        JsonReadOptions detect;
+        detect.allowNonFiniteTokens = true;
+        kind = detectDocumentKind(readJsonFile(path.toStdString(), detect));
     } catch (const std::exception& e) {
         // Not one JSON document: maybe results (JSON Lines) under another name.
         QString resultsError;
@@ -285,6 +328,7 @@ bool MainWindow::openProfile(const QString& path, bool quiet) {
     }
     addRecentFile(path);
     updateSignature();
+    watchProfile();
     showPage(Page::Policy);
     statusBar()->showMessage(tr("Opened %1").arg(path), 5000);
     return true;
@@ -461,12 +505,77 @@ void MainWindow::updateSignature() {
 
 QString MainWindow::signatureText() const { return signatureText_; }
 
+QString MainWindow::geometryKey() const {
+    const QScreen* current = screen();
+    if (!current) return QStringLiteral("window");
+    const QSize size = current->size();
+    QString name = current->name();
+    name.replace(QLatin1Char('/'), QLatin1Char('_'));
+    return QStringLiteral("window/") + name + QLatin1Char('-') + QString::number(size.width()) + QLatin1Char('x') +
+           QString::number(size.height());
+}
+
+namespace {
+QByteArray fileDigest(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) return {};
+    return QCryptographicHash::hash(file.readAll(), QCryptographicHash::Sha256);
+}
+}  // namespace
+
+void MainWindow::watchProfile() {
+    if (!watcher_->files().isEmpty()) watcher_->removePaths(watcher_->files());
+    if (!watcher_->directories().isEmpty()) watcher_->removePaths(watcher_->directories());
+    const QString path = profile_->filePath();
+    if (path.isEmpty()) return;
+    watchedBytes_ = fileDigest(path);
+    // The folder too: editors that save by rename replace the file, and the watch on the old one ends there.
+    watcher_->addPath(path);
+    watcher_->addPath(QFileInfo(path).absolutePath());
+    const QString signature = path + QStringLiteral(".sig.json");
+    if (QFileInfo::exists(signature)) watcher_->addPath(signature);
+}
+
+void MainWindow::onWatchedFileChanged() { checkProfileOnDisk(); }
+
+void MainWindow::checkProfileOnDisk() {
+    const QString path = profile_->filePath();
+    if (path.isEmpty() || reloadPromptOpen_) return;
+    if (!watcher_->files().contains(path) && QFileInfo::exists(path)) watcher_->addPath(path);  // re-arm after a rename
+    const QString signature = path + QStringLiteral(".sig.json");
+    if (!watcher_->files().contains(signature) && QFileInfo::exists(signature)) watcher_->addPath(signature);
+    updateSignature();  // the profile or its signature changed: the banner must say what holds now
+    const QByteArray digest = fileDigest(path);
+    if (digest.isEmpty() || digest == watchedBytes_) return;  // deleted (keep the edits) or our own save
+    watchedBytes_ = digest;
+    if (profile_->isModified()) {
+        reloadPromptOpen_ = true;
+        const auto answer = QMessageBox::question(
+            this, tr("Profile changed on disk"),
+            tr("%1 was changed by another program. Reload it and lose your unsaved edits?").arg(path),
+            QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
+        reloadPromptOpen_ = false;
+        if (answer != QMessageBox::Yes) {
+            statusBar()->showMessage(tr("%1 changed on disk; your edits are kept (saving will overwrite it)").arg(path), 10000);
+            return;
+        }
+    }
+    QString error;
+    if (!profile_->load(path, &error)) {
+        fail(tr("Reload profile"), tr("%1 changed on disk and no longer loads: %2").arg(path, error), true);
+        return;
+    }
+    updateSignature();
+    statusBar()->showMessage(tr("Reloaded %1 (changed on disk)").arg(path), 8000);
+}
+
 void MainWindow::openDialog() {
     QSettings settings;
     const QString dir = settings.value(QStringLiteral("dialogs/openDir"), bundledProfilesDir()).toString();
     const QStringList paths = QFileDialog::getOpenFileNames(
         this, tr("Open"), dir,
-        tr("TuneScope files (*.json *.jsonl);;Profiles, reports, FLA configs, Triton caches (*.json);;Sweep results (*.jsonl);;All files (*)"));
+        tr("TuneScope files (*.json *.jsonl *.json.gz *.jsonl.gz);;Profiles, reports, FLA configs, Triton caches (*.json *.json.gz);;"
+           "Sweep results (*.jsonl *.jsonl.gz);;All files (*)"));
     if (paths.isEmpty()) return;
     settings.setValue(QStringLiteral("dialogs/openDir"), QFileInfo(paths.front()).absolutePath());
     for (const QString& path : paths) openFile(path);
@@ -474,8 +583,10 @@ void MainWindow::openDialog() {
 
 void MainWindow::saveAsDialog() {
     if (!profile_->hasProfile()) return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save profile as"), profile_->filePath(), tr("Profiles (*.json)"));
-    if (!path.isEmpty()) saveAs(path);
+    QString path = QFileDialog::getSaveFileName(this, tr("Save profile as"), profile_->filePath(), tr("Profiles (*.json)"));
+    if (path.isEmpty()) return;
+    if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".json");  // the filter says .json; honour it
+    saveAs(path);
 }
 
 void MainWindow::exportFlaDialog() {
@@ -495,8 +606,8 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     }
     sweep_->cancelSweep();
     QSettings settings;
-    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("window/state"), saveState());
+    settings.setValue(geometryKey() + QStringLiteral("/geometry"), saveGeometry());
+    settings.setValue(geometryKey() + QStringLiteral("/state"), saveState());
     event->accept();
 }
 

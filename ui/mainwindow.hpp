@@ -7,6 +7,7 @@
 
 class QAction;
 class QDockWidget;
+class QFileSystemWatcher;
 class QLabel;
 class QMenu;
 class QTabWidget;
@@ -14,6 +15,7 @@ class QTreeView;
 
 namespace tunescope::ui {
 
+class CompareView;
 class CublasLtView;
 class DiffView;
 class JsonTreeModel;
@@ -29,7 +31,7 @@ enum class DocumentKindHint { FlaConfig, TritonCache };
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    enum class Page { Policy, Plots, Sweep, CublasLt, Diff, Document };
+    enum class Page { Policy, Plots, Sweep, CublasLt, Diff, Document, Compare };
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -63,11 +65,15 @@ public:
     SweepView* sweepView() { return sweep_; }
     CublasLtView* cublasLtView() { return cublasLt_; }
     DiffView* diffView() { return diff_; }
+    CompareView* compareView() { return compare_; }
     QTreeView* documentTree() { return documentTree_; }
     QTabWidget* pages() { return pages_; }
     QString lastError() const { return lastError_; }
     QStringList recentFiles() const;
     QString signatureText() const;
+    // The profile changed on disk: reload it when it has no unsaved edits, else ask (reload or keep the edits).
+    // Also re-checks the signature. Public for tests; the file watcher calls it.
+    void checkProfileOnDisk();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -86,6 +92,10 @@ private:
     void openDialog();
     void saveAsDialog();
     void exportFlaDialog();
+    // File watching: the open profile (and its signature) changed on disk.
+    void watchProfile();
+    void onWatchedFileChanged();
+    QString geometryKey() const;
 
     ProfileDocument* profile_;
     ResultsDocument* results_;
@@ -95,6 +105,11 @@ private:
     SweepView* sweep_;
     CublasLtView* cublasLt_;
     DiffView* diff_;
+    CompareView* compare_;
+    QFileSystemWatcher* watcher_;
+    QTimer watchTimer_;  // coalesces the bursts of change signals one save makes
+    QByteArray watchedBytes_;  // the profile's bytes as last loaded, saved or reloaded: our own saves are no change
+    bool reloadPromptOpen_ = false;
     QTreeView* documentTree_;
     JsonTreeModel* documentModel_;
     ValidationPanel* validation_;

@@ -13,6 +13,7 @@
 #include <limits>
 
 #include <QContextMenuEvent>
+#include <QDateTime>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHelpEvent>
@@ -51,7 +52,9 @@ QString statsText(const CellStats& stats) {
            QStringLiteral(", p80 ") + formatMs(stats.p80Ms) + QStringLiteral(")\nmin ") + formatMs(stats.minMs) +
            QStringLiteral(", rel. stdev ") + QString::number(stats.relStdev * 100.0, 'f', 2) +
            QStringLiteral(" %, ") + QString::number(stats.samples) + QStringLiteral(" samples\n") +
-           QString::number(stats.gbPerS, 'f', 1) + QStringLiteral(" GB/s");
+           QString::number(stats.gbPerS, 'f', 1) + QStringLiteral(" GB/s") +
+           (stats.quality.isEmpty() ? QString() : QStringLiteral("\n") + stats.quality) +
+           (stats.trustworthy ? QString() : QStringLiteral(": not converged, never ranked as best"));
 }
 
 // Where config column c of n is drawn inside its NB slot, so the configs of one NB do not overlap.
@@ -196,6 +199,8 @@ void PlotWidget::buildLatency() {
     const int columns = static_cast<int>(configs.size());
     QVector<double> keys, values, minus, plus;
     QVector<double> bestKeys, bestValues, profileKeys, profileValues, prospectiveKeys, prospectiveValues;
+    QVector<double> roughKeys, roughValues;  // cells whose sampling did not converge: drawn apart, never best
+    std::vector<std::size_t> cellHoverPoints;  // hoverPoints_ entries of drawn cells, for off-scale clamping
     keys.reserve(static_cast<qsizetype>(nbs.size() * configs.size()));
     values.reserve(keys.capacity());
     minus.reserve(keys.capacity());
@@ -215,6 +220,15 @@ void PlotWidget::buildLatency() {
             if (!stats || stats->medianMs <= 0) continue;
             const double key = nb + slotOffset(column, columns);
             const double value = stats->medianMs * scale;
+            if (!stats->trustworthy) {
+                low = std::min(low, stats->medianMs * scale);  // drawn too, so inside the range
+                high = std::max(high, stats->medianMs * scale);
+                roughKeys.push_back(key);
+                roughValues.push_back(value);
+                cellHoverPoints.push_back(hoverPoints_.size());
+                hoverPoints_.push_back({key, value, QString(), row, column});
+                continue;
+            }
             keys.push_back(key);
             values.push_back(value);
             minus.push_back(std::max(0.0, stats->medianMs - stats->p20Ms) * scale);
@@ -223,6 +237,7 @@ void PlotWidget::buildLatency() {
             high = std::max(high, stats->p80Ms * scale);
             drawn.push_back(value);
             // The hover text of 2400 points is written only for the one hovered (cellText).
+            cellHoverPoints.push_back(hoverPoints_.size());
             hoverPoints_.push_back({key, value, QString(), row, column});
             if (column == bestColumn) {
                 bestKeys.push_back(key);
@@ -241,7 +256,7 @@ void PlotWidget::buildLatency() {
                                (marker->second.prospective ? QStringLiteral("prospective ") : QString()) +
                                QStringLiteral("config ") + configLabel(marker->second.config) + QLatin1Char('\n') +
                                statsText(*stats);
-                if (bestStats)
+                if (bestStats && stats->trustworthy)
                     text += QStringLiteral("\nregret ") +
                             QString::number((stats->medianMs / bestStats->medianMs - 1.0) * 100.0, 'f', 1) +
                             QStringLiteral(" % vs best ") +
@@ -259,6 +274,10 @@ void PlotWidget::buildLatency() {
     spread->setData(minus, plus);
     spread->setPen(QPen(kSpreadColour));
     spread->setWhiskerWidth(2);
+    QCPGraph* rough = scatterGraph(plot_, tr("not converged (never best)"),
+                                   QCPScatterStyle(QCPScatterStyle::ssSquare, QPen(QColor(150, 150, 150), 1), Qt::NoBrush, 5));
+    rough->setData(roughKeys, roughValues, true);
+    if (roughKeys.isEmpty()) rough->removeFromLegend();
     QCPGraph* best = scatterGraph(plot_, tr("measured best"),
                                   QCPScatterStyle(QCPScatterStyle::ssStar, QPen(kBestColour, 2), Qt::NoBrush, 11));
     best->setData(bestKeys, bestValues, true);
@@ -269,16 +288,35 @@ void PlotWidget::buildLatency() {
         scatterGraph(plot_, tr("profile's prospective config"),
                      QCPScatterStyle(QCPScatterStyle::ssTriangle, QPen(kProspectiveColour, 2), Qt::NoBrush, 10));
     prospective->setData(prospectiveKeys, prospectiveValues, true);
-    pointCount_ = static_cast<int>(keys.size());
+    pointCount_ = static_cast<int>(keys.size() + roughKeys.size());
     plot_->legend->setVisible(true);
+    offScaleCount_ = 0;
     plot_->xAxis->setRange(nbs.front() - 0.6, nbs.back() + 0.6);
     if (relativeLatency_) {
         plot_->yAxis->setLabel(tr("median / best median at the NB (whiskers p20-p80)"));
         plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+        plot_->legend->setBrush(QColor(255, 255, 255, 200));  // the data under the legend stays visible
         // Most configs sit within a few percent of the best; show up to the 95th percentile, not the worst outlier.
         std::sort(drawn.begin(), drawn.end());
         const double upper = drawn.empty() ? 2.0 : drawn[static_cast<std::size_t>(0.95 * (drawn.size() - 1))];
-        plot_->yAxis->setRange(std::min(0.99, low), std::max(1.05, upper * 1.02));
+        const double top = std::max(1.05, upper * 1.02);
+        plot_->yAxis->setRange(std::min(0.99, low), top);
+        // Points above the range are not dropped: each shows as an arrow at the top edge, its value on hover.
+        QVector<double> offKeys, offValues;
+        const double edge = top - (top - std::min(0.99, low)) * 0.015;
+        for (std::size_t at : cellHoverPoints) {
+            HoverPoint& point = hoverPoints_[at];
+            if (point.value <= top) continue;
+            offKeys.push_back(point.key);
+            offValues.push_back(edge);
+            point.value = edge;
+        }
+        offScaleCount_ = static_cast<int>(offKeys.size());
+        if (!offKeys.isEmpty()) {
+            QCPGraph* off = scatterGraph(plot_, tr("%1 above the scale (hover for the value)").arg(offKeys.size()),
+                                         QCPScatterStyle(QCPScatterStyle::ssTriangle, QPen(QColor(120, 60, 160), 1.5), Qt::NoBrush, 7));
+            off->setData(offKeys, offValues, true);
+        }
     } else {
         plot_->yAxis->setLabel(tr("median latency (log scale, whiskers p20-p80)"));
         plot_->yAxis->setScaleType(QCPAxis::stLogarithmic);
@@ -558,10 +596,11 @@ void PlotWidget::buildCandidates() {
     plot_->yAxis->grid()->setVisible(false);
     plot_->yAxis->setRangeReversed(true);  // first candidate on top
     plot_->yAxis->setRange(-0.6, count - 0.4);
-    // Candidates of one GEMM differ by a few percent: start the axis near the fastest so the differences show
-    // (the axis labels say where it starts); spreads wider than 2x start at zero.
-    const double start = low > 0 && high / low < 2.0 ? low - (high - low) * 0.6 - low * 0.01 : 0.0;
-    plot_->xAxis->setRange(std::max(0.0, start), high + (high - std::max(0.0, start)) * 0.08);
+    // Bars of absolute values start at zero: a truncated axis makes a 7.5% gap look like 3x. The exact numbers and
+    // the gap to the baseline are in each bar's hover text.
+    (void)low;
+    // Room on the right for the legend, so it never sits on the longest bars.
+    plot_->xAxis->setRange(0.0, high * 1.3);
     plot_->legend->setVisible(true);
     // Fastest on top: the top right is where the bars are shortest.
     plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
@@ -684,10 +723,38 @@ double PlotWidget::replotNowMs() {
     return plot_->replotTime();
 }
 
+QString PlotWidget::exportCaption() const {
+    QStringList parts;
+    if (results_ && !results_->source.isEmpty()) parts << results_->source;
+    if (results_ && !results_->deviceLabel.isEmpty()) parts << results_->deviceLabel;
+    parts << tr("exported %1 by TuneScope").arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
+    return parts.join(QStringLiteral("  |  "));
+}
+
 bool PlotWidget::exportTo(const QString& path, QString* error, int width, int height) {
     const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix != QLatin1String("png") && suffix != QLatin1String("pdf") && suffix != QLatin1String("svg")) {
+        if (error)
+            *error = suffix.isEmpty() ? tr("%1: the name has no suffix; end it in .png, .svg or .pdf").arg(path)
+                                      : tr("%1: unknown export format \"%2\" (use .png, .svg or .pdf)").arg(path, suffix);
+        return false;
+    }
     ensureBuilt();
+    // A caption row (file, device, date) for the exported picture only: a plot out of context misleads.
+    plot_->plotLayout()->insertRow(plot_->plotLayout()->rowCount());
+    auto* caption = new QCPTextElement(plot_, exportCaption(), QFont(font().family(), std::max(7, font().pointSize() - 1)));
+    caption->setTextColor(QColor(90, 90, 90));
+    plot_->plotLayout()->addElement(plot_->plotLayout()->rowCount() - 1, 0, caption);
     plot_->replot(QCustomPlot::rpImmediateRefresh);
+    struct RemoveCaption {
+        QCustomPlot* plot;
+        QCPTextElement* caption;
+        ~RemoveCaption() {
+            plot->plotLayout()->remove(caption);  // deletes it
+            plot->plotLayout()->simplify();
+            plot->replot();
+        }
+    } removeCaption{plot_, caption};
     bool ok = false;
     if (suffix == QLatin1String("png")) {
         ok = plot_->savePng(path, width, height);
@@ -706,20 +773,26 @@ bool PlotWidget::exportTo(const QString& path, QString* error, int width, int he
             ok = painter.end();
         }
         ok = ok && QFileInfo(path).size() > 0;
-    } else {
-        if (error) *error = tr("%1: unknown export format \"%2\" (use .png, .svg or .pdf)").arg(path, suffix);
-        return false;
     }
     if (!ok && error) *error = tr("%1: could not write the plot (is the folder writable?)").arg(path);
     return ok;
 }
 
 void PlotWidget::exportDialog() {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), QString(),
-                                                      tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+    QString filter;
+    QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), QString(),
+                                                tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"), &filter);
     if (path.isEmpty()) return;
+    // A name without a suffix gets the chosen filter's (the dialog does not add it on every platform).
+    if (QFileInfo(path).suffix().isEmpty())
+        path += filter.contains(QLatin1String("svg")) ? QStringLiteral(".svg")
+                : filter.contains(QLatin1String("pdf")) ? QStringLiteral(".pdf") : QStringLiteral(".png");
     QString error;
-    if (!exportTo(path, &error)) QMessageBox::warning(this, tr("Export plot"), error);
+    if (!exportTo(path, &error)) {
+        QMessageBox::warning(this, tr("Export plot"), error);
+        return;
+    }
+    emit hovered(tr("Exported the plot to %1").arg(path));
 }
 
 }  // namespace tunescope::ui

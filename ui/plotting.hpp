@@ -63,13 +63,18 @@ public:
     // Rebuilds the plot from the data; cheap enough to call a few times a second while a sweep streams.
     void refresh();
 
-    // Writes the plot as PNG, SVG or PDF, chosen by the file's suffix; false with a message on failure.
+    // The caption an export carries: results file, device, date.
+    QString exportCaption() const;
+    // Writes the plot as PNG, SVG or PDF, chosen by the file's suffix, with exportCaption() under it; false with a
+    // message on failure (a name without a suffix included).
     bool exportTo(const QString& path, QString* error, int width = 1200, int height = 700);
 
     // What hovering at this widget position shows (empty when nothing is near). The tooltip uses it.
     QString hoverTextAt(const QPoint& position) const;
     // The number of data points drawn (tests and the benchmark check that the plot is not empty).
     int pointCount() const;
+    // Latency plot, relative view: points above the shown range, drawn as arrows at the top edge.
+    int offScaleCount() const { return offScaleCount_; }
     // Redraws now and returns how long the redraw took (ms): what panning and zooming cost.
     double replotNowMs();
     // The widget position of a drawn point, for tests that hover it.
@@ -115,6 +120,7 @@ private:
     bool relativeLatency_ = false;
     std::vector<HoverPoint> hoverPoints_;  // in plot coordinates; hovering picks the nearest on screen
     int pointCount_ = 0;
+    int offScaleCount_ = 0;
     // Heatmap hover is a cell lookup rather than a nearest point.
     std::vector<QString> heatmapColumns_;
     int heatmapStride_ = 0;

@@ -16,6 +16,7 @@
 #include "policytablemodel.hpp"
 #include "profiledocument.hpp"
 #include "resultsdocument.hpp"
+#include "tabletools.hpp"
 
 namespace tunescope::ui {
 
@@ -57,6 +58,9 @@ PolicyEditor::PolicyEditor(ProfileDocument* document, ResultsDocument* results, 
     view_->setObjectName(QStringLiteral("policyTable"));
     view_->setModel(model_);
     view_->setItemDelegate(new ChoiceDelegate(view_));
+    // Tab moves on to the next widget (arrows move between cells): a table that swallows Tab traps keyboard users.
+    view_->setTabKeyNavigation(false);
+    installCopyAsCsv(view_);  // Ctrl+C / context menu: the selected cells (or the whole table) as CSV
     view_->setSelectionBehavior(QAbstractItemView::SelectItems);
     view_->setSelectionMode(QAbstractItemView::ExtendedSelection);
     view_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |

@@ -101,11 +101,14 @@ QVariant PolicyTableModel::displayValue(const PolicyEntry& entry, int column) co
     if (summary == regret_.end()) return {};
     const RegretSummary& r = summary->second;
     switch (column) {
-    case MeasuredColumn: return r.policyMeasured ? formatMs(r.policyMedianMs) : QVariant();
+    case MeasuredColumn:
+        if (!r.policyQuality.isEmpty()) return QString(formatMs(r.policyMedianMs) + tr(" (not converged)"));
+        return r.policyMeasured ? formatMs(r.policyMedianMs) : QVariant();
     case BestColumn:
         if (r.bestMedianMs <= 0) return {};
         return QString(configLabel(r.bestConfig) + QStringLiteral("  ") + formatMs(r.bestMedianMs));
     case RegretColumn:
+        if (!r.policyQuality.isEmpty()) return tr("n/a: %1").arg(r.policyQuality);
         if (!r.policyMeasured) return {};
         return QString(QString::number((r.regret - 1.0) * 100.0, 'f', 1) + QStringLiteral(" %") +
                        (r.withinNoise ? tr(" (within noise)") : QString()));
@@ -194,11 +197,17 @@ QString PolicyTableModel::resultTooltip(const PolicyEntry& entry, int column) co
             tip += tr("\nProfile's config vs best: %1").arg(summary->second.verdict);
         return tip;
     }
+    // The best column describes the best config's own record, not the profile's.
+    if (column == BestColumn) {
+        auto summary = regret_.find(static_cast<int>(entry.NB));
+        if (summary == regret_.end() || summary->second.bestMedianMs <= 0) return {};
+        measured = results_->index().find(static_cast<int>(entry.NB), summary->second.bestConfig);
+    }
     if (measured)
-        return tr("%1 samples, p20 %2, p80 %3, %4 GB/s")
-            .arg(measured->samples)
-            .arg(formatMs(measured->p20Ms), formatMs(measured->p80Ms))
-            .arg(measured->gbPerS, 0, 'f', 1);
+        return tr("median %1, p20 %2, p80 %3, %4 GB/s\n%5")
+            .arg(formatMs(measured->medianMs), formatMs(measured->p20Ms), formatMs(measured->p80Ms))
+            .arg(measured->gbPerS, 0, 'f', 1)
+            .arg(measured->quality);
     return {};
 }
 

@@ -3,6 +3,7 @@
 #include <QFileInfo>
 
 #include "tunescope/profile.hpp"
+#include "tunescope/run_compare.hpp"
 
 namespace tunescope::ui {
 
@@ -33,6 +34,9 @@ bool ResultsDocument::load(const QString& path, QString* error) {
 void ResultsDocument::adopt(ResultsFile file) {
     file_ = std::move(file);
     live_ = false;
+    trusted_ = ResultsFile{};
+    trusted_.path = file_.path;
+    trusted_.header = file_.header;
     index_.clear();
     index_.source = QFileInfo(QString::fromStdString(file_.path.string())).fileName();
     if (!file_.header.devices.empty()) index_.deviceLabel = deviceLabel(file_.header.devices.front());
@@ -43,6 +47,8 @@ void ResultsDocument::adopt(ResultsFile file) {
 void ResultsDocument::beginLive(const QString& path, const QString& device) {
     file_ = ResultsFile{};
     file_.path = path.toStdString();
+    trusted_ = ResultsFile{};
+    trusted_.path = file_.path;
     index_.clear();
     index_.source = tr("live sweep");
     index_.deviceLabel = device;
@@ -58,6 +64,7 @@ void ResultsDocument::append(const ResultRecord& record) {
 
 void ResultsDocument::clear() {
     file_ = ResultsFile{};
+    trusted_ = ResultsFile{};
     index_.clear();
     live_ = false;
     emit reset();
@@ -72,6 +79,16 @@ void ResultsDocument::indexRecord(const ResultRecord& record) {
     stats.relStdev = record.m.relStdev;
     stats.samples = record.m.sampleCount;
     stats.gbPerS = record.gbps;
+    stats.trustworthy = isTrustworthy(record.m);
+    stats.quality = stats.trustworthy ? tr("converged, %1 samples").arg(record.m.sampleCount)
+                                      : tr("%1 after %2 samples").arg(QString::fromStdString(toString(record.m.stopReason))).arg(record.m.sampleCount);
+    if (stats.trustworthy) {
+        ResultRecord kept = record;
+        kept.m.samplesMs.clear();
+        kept.m.smClockMHz.clear();
+        kept.m.throttled.clear();
+        trusted_.records.push_back(std::move(kept));
+    }
     if (record.kind == ResultRecord::Kind::Copy)
         index_.addCopy(record.nb, stats);
     else
@@ -81,7 +98,8 @@ void ResultsDocument::indexRecord(const ResultRecord& record) {
 std::map<int, RegretSummary> ResultsDocument::regret(const std::map<int, L2NormConfig>& policy) const {
     std::map<int, RegretSummary> summaries;
     if (file_.records.empty() || policy.empty()) return summaries;
-    for (const RegretRow& row : computeRegret(file_, policy)) {
+    // Over converged records only: a timed-out point is neither "the best" nor a policy median to rank.
+    for (const RegretRow& row : computeRegret(trusted_, policy)) {
         RegretSummary summary;
         summary.regret = row.regret;
         summary.policyMeasured = row.policy != nullptr;
@@ -93,6 +111,18 @@ std::map<int, RegretSummary> ResultsDocument::regret(const std::map<int, L2NormC
         }
         if (row.policy) summary.policyMedianMs = row.policy->m.medianMs;
         summaries[row.nb] = summary;
+    }
+    for (const auto& [nb, config] : policy) {
+        const CellStats* measured = index_.find(nb, config);
+        if (!measured || measured->trustworthy) continue;
+        RegretSummary& summary = summaries[nb];
+        summary.policyMeasured = false;
+        summary.policyQuality = measured->quality;
+        summary.policyMedianMs = measured->medianMs;
+        if (const CellStats* best = index_.best(nb)) {
+            summary.bestConfig = index_.configs()[static_cast<std::size_t>(index_.bestColumn(index_.nbRow(nb)))];
+            summary.bestMedianMs = best->medianMs;
+        }
     }
     return summaries;
 }

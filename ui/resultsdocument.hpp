@@ -25,6 +25,7 @@ struct RegretSummary {
     L2NormConfig bestConfig;
     double bestMedianMs = 0;
     double policyMedianMs = 0;
+    QString policyQuality;  // non-empty when the policy's config was measured but did not converge (no regret then)
 };
 
 class ResultsDocument : public QObject {
@@ -61,6 +62,8 @@ private:
     void indexRecord(const ResultRecord& record);
 
     ResultsFile file_;
+    // The converged records only (raw samples dropped): what "best" and the regret are computed over.
+    ResultsFile trusted_;
     ResultsIndex index_;
     bool live_ = false;
 };

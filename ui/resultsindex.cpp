@@ -85,7 +85,7 @@ int ResultsIndex::bestColumn(int row) const {
     double bestMedian = 0;
     for (int column = 0; column < static_cast<int>(configs_.size()); ++column) {
         const CellStats* stats = cell(row, column);
-        if (stats && (best < 0 || stats->medianMs < bestMedian)) {
+        if (stats && stats->trustworthy && (best < 0 || stats->medianMs < bestMedian)) {
             best = column;
             bestMedian = stats->medianMs;
         }

@@ -21,6 +21,10 @@ struct CellStats {
     double relStdev = 0;
     int samples = 0;
     double gbPerS = 0;  // achieved bandwidth at the median
+    // Sampling converged (tunescope::isTrustworthy). A cell that stalled or timed out after a few samples is drawn
+    // differently, is never "the best" and never enters a regret.
+    bool trustworthy = true;
+    QString quality;  // "converged, 183 samples" or "timeout after 2 samples"
 };
 
 // "BT32 w8 s3" (num_ctas shown only when it is not 1).
@@ -47,7 +51,7 @@ public:
     const CellStats* cell(int row, int column) const;
     const CellStats* find(int nb, const L2NormConfig& config) const;
     const CellStats* copy(int nb) const;
-    // The config with the lowest median at this NB row, or -1 when the row has no measurement.
+    // The trustworthy config with the lowest median at this NB row, or -1 when the row has none.
     int bestColumn(int row) const;
     const CellStats* best(int nb) const;
 

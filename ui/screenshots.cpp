@@ -16,6 +16,7 @@
 #include <QTimer>
 
 #include "apppaths.hpp"
+#include "compareview.hpp"
 #include "cublasltview.hpp"
 #include "diffview.hpp"
 #include "mainwindow.hpp"
@@ -49,7 +50,8 @@ bool save(QWidget* widget, const QString& dir, const QString& name) {
 
 }  // namespace
 
-int takeScreenshots(const QString& dir, const QString& resultsFile, const QString& reportFile) {
+int takeScreenshots(const QString& dir, const QString& resultsFile, const QString& reportFile, const QString& compareA,
+                    const QString& compareB) {
     QDir().mkpath(dir);
     const QString profilesDir = bundledProfilesDir();
     if (profilesDir.isEmpty()) {
@@ -64,6 +66,7 @@ int takeScreenshots(const QString& dir, const QString& resultsFile, const QStrin
 
     MainWindow window;
     window.resize(1500, 950);
+    window.validationDock()->show();  // whatever an earlier session's saved layout says
     window.show();
     if (!window.openProfile(profile, true)) {
         std::fprintf(stderr, "tunescope: %s\n", qPrintable(window.lastError()));
@@ -165,6 +168,7 @@ int takeScreenshots(const QString& dir, const QString& resultsFile, const QStrin
     sweep->setGridLists(QStringLiteral("8,16,32,64,128"), QStringLiteral("1,2,4,8,16"), QStringLiteral("3"));
     sweep->setStoppingRule(5, 2.0, 0.0, 400.0);
     sweep->setOutputFile(work.filePath(QStringLiteral("cpu-sweep.jsonl")));
+    sweep->setReplaceConfirmation([](const QString&) { return true; });  // the H200 results may go: pictures taken
     if (sweep->startSweep()) {
         int measured = 0;
         QObject::connect(sweep->runner(), &SweepRunner::recordMeasured, &window, [&measured] { ++measured; });
@@ -182,6 +186,19 @@ int takeScreenshots(const QString& dir, const QString& resultsFile, const QStrin
     } else {
         std::fprintf(stderr, "tunescope: sweep: %s\n", qPrintable(sweep->lastError()));
         ++failures;
+    }
+
+    if (!compareA.isEmpty() && !compareB.isEmpty()) {
+        window.showPage(MainWindow::Page::Compare);
+        window.validationDock()->hide();  // the page needs the height; the dock is about the profile
+        QString compareError;
+        if (window.compareView()->compareFiles(compareA, compareB, &compareError)) {
+            failures += !save(&window, dir, QStringLiteral("compare.png"));
+            window.validationDock()->show();
+        } else {
+            std::fprintf(stderr, "tunescope: compare: %s\n", qPrintable(compareError));
+            ++failures;
+        }
     }
 
     window.profileDocument()->undoStack()->setClean();  // no "unsaved changes" prompt on the way out

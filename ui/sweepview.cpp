@@ -317,8 +317,28 @@ bool SweepView::startSweep() {
     for (const QVariant& index : device_->currentData().toList()) devices.push_back(index.toInt());
     const QString out = output_->text().trimmed();
     if (out.isEmpty()) {
-        lastError_ = tr("Choose a results file.");
+        lastError_ = tr("Choose a results file: the sweep writes every measurement there as it goes.");
+        log(tr("cannot start: %1").arg(lastError_));
+        emit message(lastError_);
+        output_->setFocus(Qt::OtherFocusReason);
         return false;
+    }
+    // The loaded results are replaced on screen by the live sweep (they stay on disk): ask first.
+    if (results_ && !results_->isEmpty() && !results_->isLive()) {
+        const QString question =
+            tr("The plots and the policy table show %1 (%2 measurements). The sweep will replace them on screen (the "
+               "file stays on disk; reopen it, or compare both runs on the Compare page). Start the sweep?")
+                .arg(results_->filePath())
+                .arg(results_->file().records.size());
+        const bool go = confirmReplace_ ? confirmReplace_(question)
+                                        : QMessageBox::question(this, tr("Replace loaded results?"), question,
+                                                                QMessageBox::Yes | QMessageBox::Cancel,
+                                                                QMessageBox::Cancel) == QMessageBox::Yes;
+        if (!go) {
+            lastError_ = tr("Cancelled: the loaded results were kept.");
+            log(lastError_);
+            return false;
+        }
     }
     QDir().mkpath(QFileInfo(out).absolutePath());
     QString error;

@@ -3,6 +3,8 @@
 // the time left; results stream into the results document (and so into every plot and the policy table) while
 // the sweep runs on a worker thread. "Promote measured winners" turns the results into policy, undoably.
 #include <QPointer>
+#include <functional>
+
 #include <QWidget>
 
 #include "tunescope/promote.hpp"
@@ -49,6 +51,9 @@ public:
     QProgressBar* progressBar() { return progressBar_; }
     QLabel* progressLabel() { return progressLabel_; }
     QString lastError() const { return lastError_; }
+    // Asked before a sweep replaces results that are loaded (true = go ahead). The default asks with a message box;
+    // scripted runs (screenshots) can answer themselves.
+    void setReplaceConfirmation(std::function<bool(const QString& question)> confirm) { confirmReplace_ = std::move(confirm); }
 
 public slots:
     bool startSweep();
@@ -97,6 +102,7 @@ private:
     QPlainTextEdit* log_;
     PlotWidget* livePlot_;
     QString lastError_;
+    std::function<bool(const QString&)> confirmReplace_;
     int failures_ = 0;
 };
 

@@ -14,5 +14,6 @@ void registerSigningCommands(CLI::App& app, CliContext& ctx);   // hash keygen s
 void registerDeviceCommands(CLI::App& app, CliContext& ctx);    // devices selftest
 void registerSweepCommands(CLI::App& app, CliContext& ctx);     // sweep merge promote
 void registerExplorerCommands(CLI::App& app, CliContext& ctx);  // explore replay
+void registerCompareCommands(CLI::App& app, CliContext& ctx);   // compare
 
 }  // namespace tunescope::cli

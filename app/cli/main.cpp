@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
     cli::registerDeviceCommands(app, ctx);
     cli::registerSweepCommands(app, ctx);
     cli::registerExplorerCommands(app, ctx);
+    cli::registerCompareCommands(app, ctx);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

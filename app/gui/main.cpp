@@ -1,40 +1,73 @@
 // The TuneScope desktop app: a thin shell over the ui library. `tunescope [FILE...]` opens the files given
-// (profiles, sweep results, cuBLASLt reports); `tunescope --screenshots DIR [--results FILE] [--report FILE]` renders every main
-// view to PNG files in DIR and exits (docs/gui.md).
+// (profiles, sweep results, cuBLASLt reports); `tunescope --screenshots DIR [--results FILE] [--report FILE]
+// [--compare-a FILE --compare-b FILE]` renders every main view to PNG files in DIR and exits (docs/gui.md).
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QIcon>
 
 #include "mainwindow.hpp"
 #include "screenshots.hpp"
 #include "tunescope/version.hpp"
 
-int main(int argc, char** argv) {
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("TuneScope"));
-    QApplication::setApplicationName(QStringLiteral("TuneScope"));
-    QApplication::setApplicationVersion(QString::fromStdString(tunescope::versionString()));
-    QApplication::setWindowIcon(QIcon(QStringLiteral(":/tunescope/tunescope.svg")));
+namespace {
 
-    QCommandLineParser parser;
+// The options, shared by the display-free pass and the real one.
+struct Options {
+    QCommandLineOption screenshots{QStringLiteral("screenshots"),
+                                   QStringLiteral("Render each main view to PNG files in DIR, then exit."), QStringLiteral("DIR")};
+    QCommandLineOption results{QStringLiteral("results"), QStringLiteral("Sweep results file the screenshots' plots use."),
+                               QStringLiteral("FILE")};
+    QCommandLineOption report{QStringLiteral("report"), QStringLiteral("cuBLASLt explorer report the screenshots also show."),
+                              QStringLiteral("FILE")};
+    QCommandLineOption compareA{QStringLiteral("compare-a"),
+                                QStringLiteral("Baseline results file for the screenshots' compare view."), QStringLiteral("FILE")};
+    QCommandLineOption compareB{QStringLiteral("compare-b"),
+                                QStringLiteral("Results file the screenshots' compare view compares with the baseline."),
+                                QStringLiteral("FILE")};
+};
+
+void describe(QCommandLineParser& parser, const Options& options) {
     parser.setApplicationDescription(QStringLiteral("TuneScope: GPU kernel launch settings per problem size"));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("Profiles, sweep results or cuBLASLt reports to open"),
+    parser.addPositionalArgument(QStringLiteral("files"),
+                                 QStringLiteral("Profiles, sweep results (.jsonl, .jsonl.gz) or cuBLASLt reports to open"),
                                  QStringLiteral("[FILE...]"));
-    QCommandLineOption screenshots(QStringLiteral("screenshots"),
-                                   QStringLiteral("Render each main view to PNG files in DIR, then exit."), QStringLiteral("DIR"));
-    QCommandLineOption results(QStringLiteral("results"),
-                               QStringLiteral("Sweep results file the screenshots' plots use."), QStringLiteral("FILE"));
-    QCommandLineOption report(QStringLiteral("report"),
-                              QStringLiteral("cuBLASLt explorer report the screenshots also show."), QStringLiteral("FILE"));
-    parser.addOption(screenshots);
-    parser.addOption(results);
-    parser.addOption(report);
+    parser.addOptions({options.screenshots, options.results, options.report, options.compareA, options.compareB});
+}
+
+void setIdentity() {
+    QCoreApplication::setOrganizationName(QStringLiteral("TuneScope"));
+    QCoreApplication::setApplicationName(QStringLiteral("TuneScope"));
+    QCoreApplication::setApplicationVersion(QString::fromStdString(tunescope::versionString()));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const Options options;
+    {
+        // Parse first without a GUI: --help, --version and usage errors must work where there is no display (a
+        // QApplication aborts there), e.g. over ssh or in CI. process() prints and exits for those.
+        QCoreApplication core(argc, argv);
+        setIdentity();
+        QCommandLineParser parser;
+        describe(parser, options);
+        parser.process(core);
+    }
+
+    QApplication app(argc, argv);
+    setIdentity();
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/tunescope/tunescope.svg")));
+    QCommandLineParser parser;
+    describe(parser, options);
     parser.process(app);
 
-    if (parser.isSet(screenshots))
-        return tunescope::ui::takeScreenshots(parser.value(screenshots), parser.value(results), parser.value(report));
+    if (parser.isSet(options.screenshots))
+        return tunescope::ui::takeScreenshots(parser.value(options.screenshots), parser.value(options.results),
+                                              parser.value(options.report), parser.value(options.compareA),
+                                              parser.value(options.compareB));
 
     tunescope::ui::MainWindow window;
     window.show();

@@ -1,5 +1,6 @@
 #include "tunescope/json_io.hpp"
 
+#include "tunescope/gz_io.hpp"
 #include "tunescope/json_layout.hpp"
 
 #include <cerrno>
@@ -37,6 +38,7 @@ std::string readTextFile(const fs::path& file, std::uintmax_t maxBytes) {
     text.resize(static_cast<std::size_t>(size));
     in.read(text.data(), static_cast<std::streamsize>(size));
     if (in.gcount() != static_cast<std::streamsize>(size)) throw Error(name, "", "read failed (file changed while reading?)");
+    if (isGzip(text)) return gunzip(text, maxBytes, name);  // .jsonl.gz / .json.gz archives read like the plain files
     return text;
 }
 

@@ -1,0 +1,123 @@
+// compare: two sweep results files side by side (nvbench-compare style). Prints per NB the winners of each run and
+// what keeping A's winner costs on B, then the verdict counts; --all adds every shape x config pair. The numbers come
+// from tunescope::compareRuns(), which the GUI's compare view shows too (docs/sweep.md).
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "commands.hpp"
+#include "tunescope/errors.hpp"
+#include "tunescope/results.hpp"
+#include "tunescope/run_compare.hpp"
+
+namespace tunescope::cli {
+namespace {
+
+struct CompareArgs {
+    std::string fileA, fileB;
+    bool all = false;
+    double threshold = 0.005;
+    bool failOnSlower = false;
+};
+
+std::string formatUs(double ms) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f", ms * 1000.0);
+    return text;
+}
+
+std::string formatPercent(double fraction) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%+.1f%%", fraction * 100.0);
+    return text;
+}
+
+std::string quality(const ResultRecord& r) {
+    if (isTrustworthy(r.m)) return std::to_string(r.m.sampleCount) + " samples";
+    return toString(r.m.stopReason) + " after " + std::to_string(r.m.sampleCount);
+}
+
+void runCompare(const CompareArgs& args, CliContext& ctx) {
+    ResultsFile a, b;
+    try {
+        a = loadResults(args.fileA);
+        b = loadResults(args.fileB);
+    } catch (const std::exception& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        ctx.exitCode = kExitUsageOrIo;
+        return;
+    }
+    RunCompareOptions options;
+    options.compare.clearGapRelative = args.threshold;
+    options.compare.sameCenterRelative = args.threshold;
+    const RunComparison result = compareRuns(a, b, options);
+
+    std::cout << "A: " << result.fileA << " (" << result.deviceA << ", " << a.header.createdUtc << ")\n"
+              << "B: " << result.fileB << " (" << result.deviceB << ", " << b.header.createdUtc << ")\n\n";
+    if (args.all) {
+        std::printf("%-6s %-4s %-22s %12s %12s %8s %17s  %-10s %s\n", "kind", "NB", "config", "A median us",
+                    "B median us", "B/A", "B/A interval", "verdict", "quality (A | B)");
+        for (const RunComparisonRow& row : result.rows) {
+            const bool copy = row.kind == ResultRecord::Kind::Copy;
+            char interval[48];
+            std::snprintf(interval, sizeof interval, "[%.3f, %.3f]", row.ratioLow, row.ratioHigh);
+            std::printf("%-6s %-4d %-22s %12s %12s %8.3f %17s  %-10s %s | %s\n", toString(row.kind).c_str(), row.nb,
+                        copy ? "-" : l2normConfigLabel(row.config).c_str(), formatUs(row.a->m.medianMs).c_str(),
+                        formatUs(row.b->m.medianMs).c_str(), row.ratio, interval, toString(row.verdict).c_str(),
+                        quality(*row.a).c_str(), quality(*row.b).c_str());
+        }
+        std::cout << "\n";
+    }
+    std::printf("%-4s %-22s %10s  %-22s %10s  %-14s %s\n", "NB", "winner A", "A us", "winner B", "B us",
+                "A's winner on B", "change");
+    for (const RunComparisonNb& nb : result.perNb) {
+        const std::string winnerA = nb.winnerA ? l2normConfigLabel(*nb.winnerA) : "(none converged)";
+        const std::string winnerB = nb.winnerB ? l2normConfigLabel(*nb.winnerB) : "(none converged)";
+        const std::string regret = nb.regretOfAWinnerOnB ? formatPercent(*nb.regretOfAWinnerOnB) : "n/a";
+        std::string change = "same winner";
+        if (!nb.winnerA || !nb.winnerB) change = "n/a";
+        else if (nb.winnerChanged)
+            change = nb.winnerChangeVerdict == Comparison::Faster ? "new winner, faster" : "new winner within noise (tie)";
+        std::printf("%-4d %-22s %10s  %-22s %10s  %-14s %s\n", nb.nb, winnerA.c_str(),
+                    nb.winnerA ? formatUs(nb.winnerAMedianMs).c_str() : "-", winnerB.c_str(),
+                    nb.winnerB ? formatUs(nb.winnerBMedianMs).c_str() : "-", regret.c_str(), change.c_str());
+    }
+    std::cout << "\n"
+              << result.rows.size() << " pairs compared (B against A): " << result.faster << " FASTER, " << result.slower
+              << " SLOWER, " << result.same << " SAME, " << result.ambiguous << " AMBIGUOUS\n";
+    char geomean[64];
+    std::snprintf(geomean, sizeof geomean, "%.4f", result.geomeanRatio);
+    std::cout << "geometric mean of the l2norm ratios B/A: " << geomean << "\n"
+              << "winners changed at " << result.winnersChanged << " of " << result.perNb.size() << " NBs ("
+              << result.winnersChangedSignificantly << " significantly)\n";
+    if (result.untrustworthyPairs > 0)
+        std::cout << result.untrustworthyPairs << " pairs have a side that did not converge (never a winner)\n";
+    if (result.onlyInA + result.onlyInB > 0)
+        std::cout << result.onlyInA << " records only in A, " << result.onlyInB << " only in B\n";
+    if (result.duplicatesIgnored > 0) std::cout << result.duplicatesIgnored << " duplicate records ignored\n";
+    ctx.exitCode = args.failOnSlower && result.slower > 0 ? kExitInvalid : kExitOk;
+}
+
+}  // namespace
+
+void registerCompareCommands(CLI::App& app, CliContext& ctx) {
+    auto args = std::make_shared<CompareArgs>();
+    CLI::App* compare = app.add_subcommand(
+        "compare",
+        "Compare two sweep results files (.jsonl or .jsonl.gz): per shape x config the ratio B/A of the medians with "
+        "a conservative verdict (FASTER/SLOWER/SAME/AMBIGUOUS, B against A), per NB each run's winner and the cost "
+        "of keeping A's winner on B. Exit codes: 0 compared (1 with --fail-on-slower when any pair is SLOWER), "
+        "2 usage or I/O error.");
+    compare->add_option("A", args->fileA, "baseline results file")->required()->check(CLI::ExistingFile);
+    compare->add_option("B", args->fileB, "results file compared against A")->required()->check(CLI::ExistingFile);
+    compare->add_flag("--all", args->all, "also print every shape x config pair");
+    compare->add_option("--threshold", args->threshold,
+                        "relative gap for FASTER/SLOWER and band for SAME (compareMeasurements)")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 1.0));
+    compare->add_flag("--fail-on-slower", args->failOnSlower, "exit 1 when any pair is SLOWER on B");
+    compare->callback([args, &ctx] { runCompare(*args, ctx); });
+}
+
+}  // namespace tunescope::cli

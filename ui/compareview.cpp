@@ -1,0 +1,385 @@
+// QCustomPlot's header uses `foreach`; allow it for this include only, as plotting.cpp does.
+#undef QT_NO_FOREACH
+#include <qcustomplot.h>
+#undef foreach
+#define QT_NO_FOREACH
+
+#include "compareview.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "resultsindex.hpp"
+#include "tabletools.hpp"
+
+namespace tunescope::ui {
+namespace {
+
+const QColor kFasterColour(0, 140, 60);
+const QColor kSlowerColour(200, 30, 30);
+const QColor kSameColour(70, 110, 170, 120);
+const QColor kAmbiguousColour(150, 150, 150, 120);
+
+QString formatUs(double ms) { return QString::number(ms * 1000.0, 'f', 2) + QStringLiteral(" us"); }
+
+QString verdictText(Comparison c) { return QString::fromStdString(toString(c)); }
+
+QString qualityText(const ResultRecord& r) {
+    if (isTrustworthy(r.m)) return QString::number(r.m.sampleCount) + QStringLiteral(" samples");
+    return QString::fromStdString(toString(r.m.stopReason)) + QStringLiteral(" after ") + QString::number(r.m.sampleCount);
+}
+
+QString percent(double fraction) {
+    return (fraction >= 0 ? QStringLiteral("+") : QString()) + QString::number(fraction * 100.0, 'f', 1) + QStringLiteral(" %");
+}
+
+// "h200-run6/sweep.jsonl.gz": archived runs are often all called sweep.jsonl.gz, so the folder tells them apart.
+QString shortPath(const std::string& path) {
+    const QFileInfo info(QString::fromStdString(path));
+    return info.dir().dirName() + QLatin1Char('/') + info.fileName();
+}
+
+}  // namespace
+
+CompareModel::CompareModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void CompareModel::setComparison(std::shared_ptr<const ResultsFile> a, std::shared_ptr<const ResultsFile> b,
+                                 RunComparison comparison) {
+    beginResetModel();
+    a_ = std::move(a);
+    b_ = std::move(b);
+    comparison_ = std::move(comparison);
+    endResetModel();
+}
+
+int CompareModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(comparison_.rows.size());
+}
+
+int CompareModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : kColumns; }
+
+QVariant CompareModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.parent().isValid() || index.row() < 0 || index.row() >= rowCount() ||
+        index.column() < 0 || index.column() >= kColumns)
+        return {};
+    const RunComparisonRow& row = comparison_.rows[static_cast<std::size_t>(index.row())];
+    const bool copy = row.kind == ResultRecord::Kind::Copy;
+    if (role == SortRole) {
+        switch (index.column()) {
+        case NbColumn: return row.nb;
+        case ConfigColumn: return copy ? QStringLiteral(" copy") : QString::fromStdString(tunescope::l2normConfigLabel(row.config));
+        case MedianAColumn: return row.a->m.medianMs;
+        case MedianBColumn: return row.b->m.medianMs;
+        case RatioColumn: return row.ratio;
+        case IntervalColumn: return row.ratioHigh - row.ratioLow;
+        case VerdictColumn: return verdictText(row.verdict);
+        case QualityColumn: return row.bothTrustworthy ? 1 : 0;
+        default: return {};
+        }
+    }
+    if (role == Qt::DisplayRole) {
+        switch (index.column()) {
+        case NbColumn: return row.nb;
+        case ConfigColumn: return copy ? tr("copy ceiling") : ui::configLabel(row.config);
+        case MedianAColumn: return formatUs(row.a->m.medianMs);
+        case MedianBColumn: return formatUs(row.b->m.medianMs);
+        case RatioColumn: return QString::number(row.ratio, 'f', 3);
+        case IntervalColumn:
+            return QString(QStringLiteral("[") + QString::number(row.ratioLow, 'f', 3) + QStringLiteral(", ") +
+                           QString::number(row.ratioHigh, 'f', 3) + QStringLiteral("]"));
+        case VerdictColumn: return verdictText(row.verdict);
+        case QualityColumn: return QString(qualityText(*row.a) + QStringLiteral(" | ") + qualityText(*row.b));
+        default: return {};
+        }
+    }
+    if (role == Qt::ToolTipRole) {
+        return tr("NB %1 %2\nA: median %3, 95% interval [%4, %5], %6\nB: median %7, 95% interval [%8, %9], %10\n"
+                  "B/A %11: %12 (%13)")
+            .arg(row.nb)
+            .arg(copy ? tr("copy ceiling") : ui::configLabel(row.config), formatUs(row.a->m.medianMs),
+                 formatUs(row.a->m.ciLowMs), formatUs(row.a->m.ciHighMs), qualityText(*row.a), formatUs(row.b->m.medianMs),
+                 formatUs(row.b->m.ciLowMs), formatUs(row.b->m.ciHighMs))
+            .arg(qualityText(*row.b), QString::number(row.ratio, 'f', 4), verdictText(row.verdict),
+                 QString::fromStdString(row.reason));
+    }
+    if (role == Qt::ForegroundRole) {
+        if (index.column() == VerdictColumn && row.verdict == Comparison::Faster) return QBrush(kFasterColour);
+        if (index.column() == VerdictColumn && row.verdict == Comparison::Slower) return QBrush(kSlowerColour);
+        if (index.column() == QualityColumn && !row.bothTrustworthy) return QBrush(QColor(170, 90, 0));
+    }
+    if (role == Qt::TextAlignmentRole && index.column() >= MedianAColumn && index.column() <= IntervalColumn)
+        return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+    return {};
+}
+
+QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal) return QAbstractTableModel::headerData(section, orientation, role);
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case RatioColumn: return tr("B median / A median: below 1 means B is faster");
+        case IntervalColumn: return tr("B's 95% interval of the median over A's: [B low / A high, B high / A low]");
+        case VerdictColumn:
+            return tr("B against A, from the medians' intervals (compareMeasurements): FASTER/SLOWER need a clear gap, "
+                      "SAME close and quiet medians; AMBIGUOUS is everything in between");
+        case QualityColumn: return tr("How each side's sampling ended: converged, or stalled/timed out after N samples");
+        default: return {};
+        }
+    }
+    if (role != Qt::DisplayRole) return {};
+    switch (section) {
+    case NbColumn: return tr("NB");
+    case ConfigColumn: return tr("config");
+    case MedianAColumn: return tr("A median");
+    case MedianBColumn: return tr("B median");
+    case RatioColumn: return tr("B/A");
+    case IntervalColumn: return tr("B/A interval");
+    case VerdictColumn: return tr("verdict");
+    case QualityColumn: return tr("quality (A | B)");
+    default: return {};
+    }
+}
+
+CompareView::CompareView(QWidget* parent)
+    : QWidget(parent), fileA_(new QLineEdit(this)), fileB_(new QLineEdit(this)), filter_(new QLineEdit(this)),
+      summary_(new QLabel(this)), model_(new CompareModel(this)), proxy_(new QSortFilterProxyModel(this)),
+      table_(new QTableView(this)), plot_(new QCustomPlot(this)) {
+    setObjectName(QStringLiteral("compareView"));
+    auto* layout = new QVBoxLayout(this);
+    auto* files = new QFormLayout;
+    auto fileRow = [this](QLineEdit* edit, const QString& name, const QString& placeholder) {
+        edit->setObjectName(name);
+        edit->setPlaceholderText(placeholder);
+        auto* row = new QHBoxLayout;
+        row->addWidget(edit, 1);
+        auto* browse = new QPushButton(tr("Browse..."), this);
+        connect(browse, &QPushButton::clicked, this, [this, edit] {
+            const QString path = QFileDialog::getOpenFileName(this, tr("Results file"), edit->text(),
+                                                              tr("Sweep results (*.jsonl *.jsonl.gz);;All files (*)"));
+            if (!path.isEmpty()) edit->setText(path);
+        });
+        row->addWidget(browse);
+        return row;
+    };
+    files->addRow(tr("Run A (baseline):"), fileRow(fileA_, QStringLiteral("compareFileA"), tr("results file (.jsonl, .jsonl.gz)")));
+    files->addRow(tr("Run B:"), fileRow(fileB_, QStringLiteral("compareFileB"), tr("results file compared with A")));
+    layout->addLayout(files);
+    auto* tools = new QHBoxLayout;
+    auto* run = new QPushButton(tr("Compare"), this);
+    run->setObjectName(QStringLiteral("compareRun"));
+    connect(run, &QPushButton::clicked, this, &CompareView::runFromFields);
+    tools->addWidget(run);
+    filter_->setObjectName(QStringLiteral("compareFilter"));
+    filter_->setPlaceholderText(tr("Filter rows (e.g. SLOWER, BT=8, stalled)"));
+    filter_->setClearButtonEnabled(true);
+    tools->addWidget(filter_, 1);
+    layout->addLayout(tools);
+
+    summary_->setObjectName(QStringLiteral("compareSummary"));
+    summary_->setWordWrap(true);
+    summary_->setTextFormat(Qt::PlainText);
+    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    summary_->setText(tr("Choose two results files of the same sweep plan (e.g. two runs, two GPUs, before and after a "
+                         "driver update) and press Compare."));
+    layout->addWidget(summary_);
+
+    proxy_->setSourceModel(model_);
+    proxy_->setSortRole(CompareModel::SortRole);
+    proxy_->setFilterKeyColumn(-1);
+    proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
+    table_->setObjectName(QStringLiteral("compareTable"));
+    table_->setModel(proxy_);
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(CompareModel::NbColumn, Qt::AscendingOrder);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setAlternatingRowColors(true);
+    table_->verticalHeader()->setVisible(false);
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->setTabKeyNavigation(false);  // Tab moves on to the next widget instead of trapping focus in the table
+    installCopyAsCsv(table_);
+
+    plot_->setObjectName(QStringLiteral("compareRatioPlot"));
+    plot_->setMinimumSize(240, 160);
+    plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(plot_);
+    splitter->addWidget(table_);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    splitter->setSizes({420, 260});  // the plot gets the larger share
+    layout->addWidget(splitter, 1);
+    rebuildPlot();
+}
+
+CompareView::~CompareView() = default;
+
+void CompareView::setFileA(const QString& path) { fileA_->setText(path); }
+
+void CompareView::runFromFields() {
+    const QString a = fileA_->text().trimmed(), b = fileB_->text().trimmed();
+    if (a.isEmpty() || b.isEmpty()) {
+        summary_->setText(tr("Choose both results files first (run A and run B)."));
+        emit message(summary_->text());
+        return;
+    }
+    QString error;
+    if (!compareFiles(a, b, &error)) {
+        summary_->setText(error);
+        emit message(error);
+    }
+}
+
+bool CompareView::compareFiles(const QString& fileA, const QString& fileB, QString* error) {
+    std::shared_ptr<ResultsFile> a, b;
+    try {
+        a = std::make_shared<ResultsFile>(loadResults(fileA.toStdString()));
+        b = std::make_shared<ResultsFile>(loadResults(fileB.toStdString()));
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromStdString(e.what());
+        return false;
+    }
+    fileA_->setText(fileA);
+    fileB_->setText(fileB);
+    RunComparison comparison = compareRuns(*a, *b);
+    model_->setComparison(a, b, std::move(comparison));
+    summary_->setText(summaryText());
+    rebuildPlot();
+    emit message(tr("Compared %1 pairs").arg(model_->rowCount()));
+    return true;
+}
+
+QString CompareView::summaryText() const {
+    const RunComparison& c = model_->comparison();
+    if (c.rows.empty() && c.onlyInA + c.onlyInB == 0) return {};
+    QString text = tr("A: %1 (%2)    B: %3 (%4)\n")
+                       .arg(shortPath(c.fileA), QString::fromStdString(c.deviceA), shortPath(c.fileB),
+                            QString::fromStdString(c.deviceB));
+    text += tr("%1 pairs, B against A: %2 FASTER, %3 SLOWER, %4 SAME, %5 AMBIGUOUS; geometric mean B/A %6.")
+                .arg(c.rows.size())
+                .arg(c.faster)
+                .arg(c.slower)
+                .arg(c.same)
+                .arg(c.ambiguous)
+                .arg(c.geomeanRatio, 0, 'f', 4);
+    text += tr(" Winners changed at %1 of %2 NBs, %3 of them significantly").arg(c.winnersChanged).arg(c.perNb.size()).arg(c.winnersChangedSignificantly);
+    double worst = 0;
+    int worstNb = 0;
+    for (const RunComparisonNb& nb : c.perNb)
+        if (nb.regretOfAWinnerOnB && *nb.regretOfAWinnerOnB > worst) {
+            worst = *nb.regretOfAWinnerOnB;
+            worstNb = nb.nb;
+        }
+    if (worstNb > 0) text += tr("; keeping A's winners costs at most %1 on B (NB %2)").arg(percent(worst)).arg(worstNb);
+    text += QLatin1Char('.');
+    if (c.untrustworthyPairs > 0)
+        text += tr("\n%1 pairs have a side that did not converge: listed, never a winner.").arg(c.untrustworthyPairs);
+    if (c.onlyInA + c.onlyInB > 0) text += tr("\n%1 records only in A, %2 only in B.").arg(c.onlyInA).arg(c.onlyInB);
+    return text;
+}
+
+void CompareView::rebuildPlot() {
+    plot_->clearPlottables();
+    plot_->clearItems();
+    plottedPoints_ = 0;
+    const RunComparison& c = model_->comparison();
+    plot_->xAxis->setLabel(tr("NB (configs of one NB spread across its slot)"));
+    plot_->yAxis->setLabel(tr("B/A (whiskers: 95% interval)"));
+    if (c.rows.empty()) {
+        plot_->legend->setVisible(false);
+        plot_->replot();
+        return;
+    }
+    // One graph per verdict, so the legend explains the colours; configs spread inside the NB slot.
+    struct Series {
+        Comparison verdict;
+        QString name;
+        QColor colour;
+        QVector<double> keys, values, minus, plus;
+    };
+    std::vector<Series> series{{Comparison::Same, tr("SAME"), kSameColour, {}, {}, {}, {}},
+                               {Comparison::Ambiguous, tr("AMBIGUOUS"), kAmbiguousColour, {}, {}, {}, {}},
+                               {Comparison::Faster, tr("FASTER on B"), kFasterColour, {}, {}, {}, {}},
+                               {Comparison::Slower, tr("SLOWER on B"), kSlowerColour, {}, {}, {}, {}}};
+    std::map<int, int> perNbCount, perNbIndex;
+    for (const RunComparisonRow& row : c.rows)
+        if (row.kind == ResultRecord::Kind::L2Norm) ++perNbCount[row.nb];
+    double low = 1.0, high = 1.0;
+    int nbMin = 1 << 30, nbMax = 0;
+    for (const RunComparisonRow& row : c.rows) {
+        if (row.kind != ResultRecord::Kind::L2Norm || row.ratio <= 0) continue;
+        const int count = perNbCount[row.nb], at = perNbIndex[row.nb]++;
+        const double key = row.nb + (count > 1 ? (static_cast<double>(at) / (count - 1) - 0.5) * 0.7 : 0.0);
+        for (Series& s : series)
+            if (s.verdict == row.verdict) {
+                s.keys.push_back(key);
+                s.values.push_back(row.ratio);
+                s.minus.push_back(std::max(0.0, row.ratio - row.ratioLow));
+                s.plus.push_back(std::max(0.0, row.ratioHigh - row.ratio));
+            }
+        low = std::min(low, row.ratio);
+        high = std::max(high, row.ratio);
+        nbMin = std::min(nbMin, row.nb);
+        nbMax = std::max(nbMax, row.nb);
+        ++plottedPoints_;
+    }
+    for (const Series& s : series) {
+        QCPGraph* graph = plot_->addGraph();
+        graph->setName(s.name + QStringLiteral(" (") + QString::number(s.keys.size()) + QLatin1Char(')'));
+        graph->setLineStyle(QCPGraph::lsNone);
+        const bool strong = s.verdict == Comparison::Faster || s.verdict == Comparison::Slower;
+        graph->setScatterStyle(QCPScatterStyle(strong ? QCPScatterStyle::ssDisc : QCPScatterStyle::ssCircle, s.colour, strong ? 6 : 4));
+        graph->setData(s.keys, s.values, true);
+        auto* bars = new QCPErrorBars(plot_->xAxis, plot_->yAxis);
+        bars->removeFromLegend();
+        bars->setDataPlottable(graph);
+        bars->setData(s.minus, s.plus);
+        QColor whisker = s.colour;
+        whisker.setAlpha(strong ? 200 : 70);
+        bars->setPen(QPen(whisker));
+    }
+    auto* unity = new QCPItemStraightLine(plot_);
+    unity->point1->setCoords(0, 1);
+    unity->point2->setCoords(1, 1);
+    unity->setPen(QPen(Qt::black, 1, Qt::DashLine));
+    plot_->xAxis->setRange(nbMin - 0.6, nbMax + 0.6);
+    // A symmetric range around 1, at least +-2%, so "unchanged" sits in the middle and small moves stay visible.
+    const double span = std::max({0.02, 1.0 - low, high - 1.0}) * 1.15;
+    plot_->yAxis->setRange(1.0 - span, 1.0 + span);
+    plot_->legend->setVisible(true);
+    plot_->legend->setFont(QFont(font().family(), std::max(7, font().pointSize() - 1)));
+    const QString title = tr("Median of B (%1) / median of A (%2), per NB x l2norm config (copy ceilings: table only)")
+                              .arg(QString::fromStdString(c.deviceB), QString::fromStdString(c.deviceA));
+    if (auto* existing = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0))) {
+        existing->setText(title);
+    } else {
+        plot_->plotLayout()->insertRow(0);
+        plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, title, QFont(font().family(), font().pointSize(), QFont::Bold)));
+        // The legend in one row under the title, off the data (over 2400 points, any corner inside hides some).
+        plot_->axisRect()->insetLayout()->take(plot_->legend);
+        plot_->plotLayout()->insertRow(1);
+        plot_->plotLayout()->addElement(1, 0, plot_->legend);
+        plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+        plot_->legend->setMargins(QMargins(4, 2, 4, 2));
+        plot_->plotLayout()->setRowStretchFactor(1, 0.001);
+        plot_->plotLayout()->setRowStretchFactor(0, 0.001);
+    }
+    plot_->replot();
+}
+
+}  // namespace tunescope::ui
