@@ -61,17 +61,22 @@ bool SweepRunner::start(const SweepPlan& plan, const std::vector<int>& deviceInd
         options.out = outPath;
         options.stopRequested = &stop_;
         // Called from worker threads (serialised by the core): copy what is needed and hand it to the UI thread.
+        // progress fires once per round's measurement; only a shape's final records (written after its last
+        // round) go to the views, through recordWritten.
         options.progress = [self](const SweepProgress& p) {
-            std::optional<ResultRecord> record;
-            if (p.record) record = *p.record;
             const QString failure = QString::fromStdString(p.error);
             const int done = static_cast<int>(p.done), total = static_cast<int>(p.total);
             const double elapsed = p.elapsedS, left = p.etaS;
-            QMetaObject::invokeMethod(self, [self, record, failure, done, total, elapsed, left] {
+            QMetaObject::invokeMethod(self, [self, failure, done, total, elapsed, left] {
                 if (!self) return;
-                if (record) emit self->recordMeasured(*record);
                 if (!failure.isEmpty()) emit self->measurementFailed(failure);
                 emit self->progress(done, total, elapsed, left);
+            }, Qt::QueuedConnection);
+        };
+        options.recordWritten = [self](const ResultRecord& written) {
+            const ResultRecord record = written;
+            QMetaObject::invokeMethod(self, [self, record] {
+                if (self) emit self->recordMeasured(record);
             }, Qt::QueuedConnection);
         };
         options.note = [self](const std::string& text) {

@@ -82,7 +82,8 @@ MeasuredEvidence evidenceFor(const ResultRecord& chosen, const ShapeDecision& sh
     Json ties = Json::array();
     for (const L2NormConfig& c : decision.ties) ties.push_back(toJson(fromL2NormConfig(c)));
     j["tie_set"] = std::move(ties);
-    j["tie_rule"] = "incumbent if in the tie set, else the smallest (BT, num_warps, num_stages, num_ctas)";
+    j["tie_rule"] = "incumbent if in the tie set, else the fastest of the tie set (equal estimates: the smallest (BT, num_warps, "
+                      "num_stages, num_ctas))";
     j["fastest_config"] = toJson(fromL2NormConfig(fastest.config));
     j["fastest_median_ms"] = fastest.m.medianMs;
     if (incumbent) {
@@ -186,7 +187,7 @@ PromoteReport promote(const Profile& profile, const ResultsFile& results, const 
                 for (const ResultRecord* r : measured->second)
                     if (r->config == incumbentConfig && (!incumbent || r->profileConfig)) incumbent = r;
             for (const ResultRecord* r : shape.ties) decision.ties.push_back(r->config);
-            // The tie rule: the incumbent when it is a tie, else the first of the tie set in (BT, warps, stages).
+            // The tie rule: the incumbent when it is a tie, else the first of the tie set (the fastest estimate).
             const ResultRecord* chosen = shape.ties.front();
             decision.bestMedianMs = shape.fastest->m.medianMs;
             if (incumbent) {

@@ -1012,8 +1012,12 @@ ShapeDecision decideShape(const std::vector<const ResultRecord*>& records, doubl
         if (r->racedOut) continue;
         if (comparePairedRecords(*r, *d.fastest, d).verdict != Comparison::Slower) d.ties.push_back(r);
     }
-    std::sort(d.ties.begin(), d.ties.end(),
-              [](const ResultRecord* a, const ResultRecord* b) { return tieRuleBefore(a->config, b->config); });
+    // The tie rule's order: the fastest estimate first (a run's pick lands in another run's tie set far more
+    // often than a fixed corner of the grid does, BENCHMARKS.md run 10), equal estimates by config.
+    std::sort(d.ties.begin(), d.ties.end(), [](const ResultRecord* a, const ResultRecord* b) {
+        if (a->m.medianMs != b->m.medianMs) return a->m.medianMs < b->m.medianMs;
+        return tieRuleBefore(a->config, b->config);
+    });
     return d;
 }
 

@@ -183,7 +183,7 @@ struct ShapeDecision {
     std::vector<const ResultRecord*> configs;  // the shape's l2norm records
     const ResultRecord* fastest = nullptr;     // lowest estimate among configs measured in every round
     std::vector<const ResultRecord*> ties;     // configs indistinguishable from the fastest (it included), in the
-                                               // tie rule's order: smallest (BT, num_warps, num_stages, num_ctas)
+                                               // tie rule's order: by estimate, then (BT, num_warps, ...)
     int rounds = 0;                            // the most rounds any config ran
     double pooledLogSd = -1;                   // round-to-round noise of the shape (poolRoundNoise)
     int pooledDf = 0;
@@ -193,7 +193,7 @@ struct ShapeDecision {
 ShapeDecision decideShape(const std::vector<const ResultRecord*>& records, double threshold = 0.005);
 // Paired comparison of a against b within a decided shape (a / b per round; FASTER: a is faster).
 PairedComparison comparePairedRecords(const ResultRecord& a, const ResultRecord& b, const ShapeDecision& shape);
-// The tie rule's order: true when a comes before b.
+// The tie rule's order between configs of equal estimate: true when a comes before b.
 bool tieRuleBefore(const L2NormConfig& a, const L2NormConfig& b);
 
 // --- regret of a policy against the best measured config ---------------------------------------------------------
