@@ -13,6 +13,8 @@
 #include <QTreeView>
 
 #include "bench/synthetic_results.hpp"
+#include "sweep_test_fixtures.hpp"
+#include "tunescope/sweep.hpp"
 #include "cublasltview.hpp"
 #include "diffview.hpp"
 #include "jsontreemodel.hpp"
@@ -80,6 +82,48 @@ private slots:
         QCOMPARE(model.index(0, PolicyTableModel::MeasuredColumn).data().toString(), before);
         results.clear();
         QCOMPARE(model.columnCount(), int(PolicyTableModel::kProfileColumns));
+    }
+
+    // Issue 11: the regret column carries its paired interval over rounds, and its tooltip names the tie set.
+    void regretIntervalAndTieSetFromRounds() {
+        tunescope::testing::ScriptedDevice device;
+        SweepPlan plan;
+        plan.backend = "scripted";
+        plan.shapes = shapesFromNbList({1});
+        plan.grid = gridFromLists({8, 32}, {1, 8}, {2, 3});  // holds the seed's NB 1 config, BT=32 8 warps 3 stages
+        plan.rule.minSamples = 5;
+        plan.rule.minTimeMs = 0;
+        plan.rule.timeoutMs = 1e9;
+        plan.rounds = 3;
+        const QString out = dir.filePath(QStringLiteral("rounds.jsonl"));
+        SweepOptions options;
+        options.out = out.toStdString();
+        options.deviceWarmupMs = 0;
+        const SweepOutcome outcome = runSweep(plan, {&device}, options);
+        QCOMPARE(outcome.failed, std::size_t(0));
+
+        ProfileDocument document;
+        ResultsDocument results;
+        PolicyTableModel model(&document);
+        auto tester = test(&model);
+        QString error;
+        QVERIFY2(document.load(profilePath, &error), qPrintable(error));
+        model.setResults(&results);
+        QVERIFY2(results.load(out, &error), qPrintable(error));
+        const QString regret = model.index(0, PolicyTableModel::RegretColumn).data().toString();
+        QVERIFY2(regret.contains(QLatin1Char('[')) && regret.contains(QLatin1Char(']')), qPrintable(regret));
+        const QString tip = model.index(0, PolicyTableModel::RegretColumn).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("95% interval")), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("Tie set")), qPrintable(tip));
+        // The scripted device makes BT=8 configs the fastest: the tie set names one, never the slow seed config.
+        const QString ties = tip.section(QStringLiteral("Tie set"), 1);
+        QVERIFY2(ties.contains(QStringLiteral("BT8")) || ties.contains(QStringLiteral("BT 8")) ||
+                     ties.contains(QStringLiteral("8/")),
+                 qPrintable(tip));
+        const auto summary = results.regret(policyConfigs(document.profile()));
+        QVERIFY(!summary.at(1).ties.empty());
+        QVERIFY(summary.at(1).regretLow <= summary.at(1).regret && summary.at(1).regret <= summary.at(1).regretHigh);
+        for (const L2NormConfig& c : summary.at(1).ties) QCOMPARE(c.blockRows, 8);
     }
 
     void validationModelOnSeed() {

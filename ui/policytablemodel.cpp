@@ -111,9 +111,21 @@ QVariant PolicyTableModel::displayValue(const PolicyEntry& entry, int column) co
         if (!r.policyQuality.isEmpty()) return tr("n/a: %1").arg(r.policyQuality);
         if (!r.policyMeasured) return {};
         return QString(QString::number((r.regret - 1.0) * 100.0, 'f', 1) + QStringLiteral(" %") +
-                       (r.withinNoise ? tr(" (within noise)") : QString()));
+                       regretIntervalText(r) + (r.withinNoise ? tr(" (tie)") : QString()));
     default: return {};
     }
+}
+
+QString PolicyTableModel::regretIntervalText(const RegretSummary& r) {
+    if (!(r.regretHigh > 0) || r.regretLow == r.regretHigh) return {};
+    return QStringLiteral(" [") + QString::number((r.regretLow - 1.0) * 100.0, 'f', 1) + QStringLiteral(", ") +
+           QString::number((r.regretHigh - 1.0) * 100.0, 'f', 1) + QStringLiteral("]");
+}
+
+QString PolicyTableModel::tieSetText(const RegretSummary& r) {
+    QStringList configs;
+    for (const L2NormConfig& c : r.ties) configs << configLabel(c);
+    return configs.isEmpty() ? tr("none recorded") : configs.join(QStringLiteral(", "));
 }
 
 QString PolicyTableModel::evidenceText(const PolicyEntry& entry) const {
@@ -193,8 +205,14 @@ QString PolicyTableModel::resultTooltip(const PolicyEntry& entry, int column) co
     if (column == RegretColumn) {
         auto summary = regret_.find(static_cast<int>(entry.NB));
         QString tip = tr("How much slower the profile's config is than the fastest measured config at this NB.");
-        if (summary != regret_.end() && summary->second.policyMeasured)
-            tip += tr("\nProfile's config vs best: %1").arg(summary->second.verdict);
+        if (summary != regret_.end() && summary->second.policyMeasured) {
+            const RegretSummary& r = summary->second;
+            tip += tr("\nProfile's config vs best: %1, paired over rounds; 95% interval of the regret %2 .. %3 %")
+                       .arg(r.verdict)
+                       .arg((r.regretLow - 1.0) * 100.0, 0, 'f', 2)
+                       .arg((r.regretHigh - 1.0) * 100.0, 0, 'f', 2);
+            tip += tr("\nTie set (indistinguishable from the fastest, docs/sweep.md): %1").arg(tieSetText(r));
+        }
         return tip;
     }
     // The best column describes the best config's own record, not the profile's.

@@ -74,6 +74,9 @@ private:
     QVariantList choices(const PolicyEntry& entry, int column) const;
     bool cellChanged(const PolicyEntry& entry, int column) const;
     QString evidenceText(const PolicyEntry& entry) const;
+    // " [low, high]" of the regret's paired interval in percent; empty for single-round (v1) results.
+    static QString regretIntervalText(const RegretSummary& r);
+    static QString tieSetText(const RegretSummary& r);
     QString resultTooltip(const PolicyEntry& entry, int column) const;
 
     QPointer<ProfileDocument> document_;

@@ -105,6 +105,9 @@ std::map<int, RegretSummary> ResultsDocument::regret(const std::map<int, L2NormC
         summary.policyMeasured = row.policy != nullptr;
         summary.withinNoise = row.withinNoise;
         summary.verdict = QString::fromStdString(toString(row.verdict));
+        summary.regretLow = row.regretLow;
+        summary.regretHigh = row.regretHigh;
+        summary.ties = row.ties;
         if (row.best) {
             summary.bestConfig = row.best->config;
             summary.bestMedianMs = row.best->m.medianMs;

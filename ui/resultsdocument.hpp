@@ -26,6 +26,8 @@ struct RegretSummary {
     double bestMedianMs = 0;
     double policyMedianMs = 0;
     QString policyQuality;  // non-empty when the policy's config was measured but did not converge (no regret then)
+    double regretLow = 1.0, regretHigh = 1.0;  // the paired interval of policy / best over rounds
+    std::vector<L2NormConfig> ties;              // configs indistinguishable from the fastest (tie rule's order)
 };
 
 class ResultsDocument : public QObject {
