@@ -79,8 +79,7 @@ void checkL2NormCase(L2NormSelftestCase& result, const std::vector<std::uint16_t
     }
 }
 
-L2NormSelftestSummary runL2NormSelftest(Device& device, const L2NormSelftestOptions& options,
-                                        const std::function<void(const L2NormSelftestCase&)>& onCase) {
+L2NormSelftestSummary startL2NormSelftest(const L2NormSelftestOptions& options) {
     L2NormSelftestSummary summary;
     summary.seed = options.seed;
     if (summary.seed == 0) {
@@ -88,7 +87,38 @@ L2NormSelftestSummary runL2NormSelftest(Device& device, const L2NormSelftestOpti
         summary.seed = (std::uint64_t(entropy()) << 32) ^ entropy();
         if (summary.seed == 0) summary.seed = 1;
     }
-    std::uint64_t caseIndex = 0;
+    return summary;
+}
+
+void runL2NormSelftestCases(const L2NormConfig& config, int blockRows, const L2NormHostRun& run,
+                            const L2NormSelftestOptions& options, L2NormSelftestSummary& summary,
+                            const std::function<void(const L2NormSelftestCase&)>& onCase) {
+    for (std::int64_t rows : l2normSelftestSizes(blockRows)) {
+        L2NormSelftestCase result;
+        result.config = config;
+        result.rows = rows;
+        // A fresh input for every case, reproducible from the printed seed.
+        result.seed = l2norm::splitMix64(summary.seed + std::uint64_t(summary.casesRun) + 1);
+        const std::size_t elements = std::size_t(rows) * l2norm::kHeadDim;
+        std::vector<std::uint16_t> x(elements), y(elements, std::uint16_t(0xffff));
+        std::vector<float> rstd(std::size_t(rows), std::numeric_limits<float>::quiet_NaN());
+        cpu::fillRandomInput(x.data(), elements, result.seed);
+        try {
+            run(x, y, rstd);
+            checkL2NormCase(result, x, y, rstd, options);
+        } catch (const std::exception& e) {
+            result.passed = false;
+            result.detail = e.what();
+        }
+        ++summary.casesRun;
+        if (!result.passed) ++summary.casesFailed;
+        if (onCase) onCase(result);
+    }
+}
+
+L2NormSelftestSummary runL2NormSelftest(Device& device, const L2NormSelftestOptions& options,
+                                        const std::function<void(const L2NormSelftestCase&)>& onCase) {
+    L2NormSelftestSummary summary = startL2NormSelftest(options);
     const std::vector<L2NormConfig> configs = options.configs.empty() ? l2normLaunchSpace() : options.configs;
     for (const L2NormConfig& config : configs) {
         std::string why;
@@ -97,27 +127,10 @@ L2NormSelftestSummary runL2NormSelftest(Device& device, const L2NormSelftestOpti
             continue;
         }
         ++summary.configsRun;
-        for (std::int64_t rows : l2normSelftestSizes(config.blockRows)) {
-            L2NormSelftestCase result;
-            result.config = config;
-            result.rows = rows;
-            // A fresh input for every case, reproducible from the printed seed.
-            result.seed = l2norm::splitMix64(summary.seed + ++caseIndex);
-            const std::size_t elements = std::size_t(rows) * l2norm::kHeadDim;
-            std::vector<std::uint16_t> x(elements), y(elements, std::uint16_t(0xffff));
-            std::vector<float> rstd(std::size_t(rows), std::numeric_limits<float>::quiet_NaN());
-            cpu::fillRandomInput(x.data(), elements, result.seed);
-            try {
-                device.runL2Norm(config, x, y, rstd, options.eps);
-                checkL2NormCase(result, x, y, rstd, options);
-            } catch (const std::exception& e) {
-                result.passed = false;
-                result.detail = e.what();
-            }
-            ++summary.casesRun;
-            if (!result.passed) ++summary.casesFailed;
-            if (onCase) onCase(result);
-        }
+        const auto run = [&](std::span<const std::uint16_t> x, std::span<std::uint16_t> y, std::span<float> rstd) {
+            device.runL2Norm(config, x, y, rstd, options.eps);
+        };
+        runL2NormSelftestCases(config, config.blockRows, run, options, summary, onCase);
     }
     return summary;
 }

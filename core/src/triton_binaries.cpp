@@ -425,14 +425,7 @@ TritonKernelBinary loadTritonBinary(const TritonVariant& variant) {
 L2NormSelftestSummary runTritonSelftest(
     Device& device, const TritonCacheScan& scan, const L2NormSelftestOptions& options,
     const std::function<void(const TritonVariant&, const L2NormSelftestCase&)>& onCase) {
-    L2NormSelftestSummary summary;
-    summary.seed = options.seed;
-    if (summary.seed == 0) {
-        std::random_device entropy;
-        summary.seed = (std::uint64_t(entropy()) << 32) ^ entropy();
-        if (summary.seed == 0) summary.seed = 1;
-    }
-    std::uint64_t caseIndex = 0;
+    L2NormSelftestSummary summary = startL2NormSelftest(options);
     for (const TritonVariant& variant : scan.variants) {
         const std::string mismatch = tritonTargetMismatch(variant, device.info());
         if (!mismatch.empty()) {
@@ -441,26 +434,13 @@ L2NormSelftestSummary runTritonSelftest(
         }
         ++summary.configsRun;
         const TritonKernelBinary binary = loadTritonBinary(variant);
-        for (std::int64_t rows : l2normSelftestSizes(*variant.blockRows)) {
-            L2NormSelftestCase result;
-            result.config = variant.config();
-            result.rows = rows;
-            result.seed = l2norm::splitMix64(summary.seed + ++caseIndex);
-            const std::size_t elements = std::size_t(rows) * l2norm::kHeadDim;
-            std::vector<std::uint16_t> x(elements), y(elements, std::uint16_t(0xffff));
-            std::vector<float> rstd(std::size_t(rows), std::numeric_limits<float>::quiet_NaN());
-            cpu::fillRandomInput(x.data(), elements, result.seed);
-            try {
-                device.runTritonL2Norm(binary, x, y, rstd, options.eps);
-                checkL2NormCase(result, x, y, rstd, options);
-            } catch (const std::exception& e) {
-                result.passed = false;
-                result.detail = e.what();
-            }
-            ++summary.casesRun;
-            if (!result.passed) ++summary.casesFailed;
-            if (onCase) onCase(variant, result);
-        }
+        const auto run = [&](std::span<const std::uint16_t> x, std::span<std::uint16_t> y, std::span<float> rstd) {
+            device.runTritonL2Norm(binary, x, y, rstd, options.eps);
+        };
+        runL2NormSelftestCases(variant.config(), *variant.blockRows, run, options, summary,
+                               [&](const L2NormSelftestCase& result) {
+                                   if (onCase) onCase(variant, result);
+                               });
     }
     return summary;
 }

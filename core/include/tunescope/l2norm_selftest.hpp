@@ -4,6 +4,7 @@
 // value and rstd within 1e-6 relative.
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -45,10 +46,22 @@ struct L2NormSelftestSummary {
 std::vector<std::int64_t> l2normSelftestSizes(int blockRows);
 
 // Checks one case's outputs (result.rows rows of x) against the double-precision reference; fills passed, the worst
-// errors and the first bad element. Shared by the Triton binaries' self-test (triton_binaries.hpp).
+// errors and the first bad element.
 void checkL2NormCase(L2NormSelftestCase& result, const std::vector<std::uint16_t>& x,
                      const std::vector<std::uint16_t>& y, const std::vector<float>& rstd,
                      const L2NormSelftestOptions& options);
+
+// A summary with the options' seed, or a fresh one when it is 0.
+L2NormSelftestSummary startL2NormSelftest(const L2NormSelftestOptions& options);
+// Runs one kernel on host buffers: x in, y and rstd out (what Device::runL2Norm and runTritonL2Norm do).
+using L2NormHostRun = std::function<void(std::span<const std::uint16_t> x, std::span<std::uint16_t> y,
+                                         std::span<float> rstd)>;
+// One config's cases, every l2normSelftestSizes(blockRows) size: a fresh random input reproducible from the summary's
+// seed, poisoned outputs, `run`, the reference check; device errors become failed cases. Shared by the native kernel
+// and the Triton binaries' self-test (triton_binaries.hpp).
+void runL2NormSelftestCases(const L2NormConfig& config, int blockRows, const L2NormHostRun& run,
+                            const L2NormSelftestOptions& options, L2NormSelftestSummary& summary,
+                            const std::function<void(const L2NormSelftestCase&)>& onCase);
 
 // Runs the self-test on `device`, calling `onCase` after each (config, size). Device errors become failed cases.
 L2NormSelftestSummary runL2NormSelftest(Device& device, const L2NormSelftestOptions& options,
