@@ -77,7 +77,7 @@ private slots:
         const Json j = Json::parse(run.out);
         QCOMPARE(j["file"].get<std::string>(), bundled(kProfileSeed).string());
         QCOMPARE(j["valid"].get<bool>(), true);
-        QCOMPARE(j["diagnostics"].size(), std::size_t(19));
+        QCOMPARE(j["diagnostics"].size(), std::size_t(20));
         std::size_t prospective = 0;
         for (const auto& d : j["diagnostics"]) {
             QCOMPARE(d["severity"].get<std::string>(), std::string("warning"));
@@ -282,7 +282,7 @@ private slots:
         QCOMPARE(manifest.files[0].sha256, sha256FileHex(config));
         run = cli({QStringLiteral("validate"), q(folder / "fla" / kProfileSeed)});
         EXPECT_RUN(run, 0);
-        QVERIFY(contains(run.out, "(0 errors, 18 warnings"));
+        QVERIFY(contains(run.out, "(0 errors, 19 warnings"));
 
         run = cli({QStringLiteral("import-fla"), q(data("fla/l2norm_fwd_kernel.json")), QStringLiteral("--into"), seedArg(),
                    QStringLiteral("--out"), q(folder / "imported.json")});

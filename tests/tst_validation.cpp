@@ -75,7 +75,7 @@ private slots:
         const Json j = toJson(validateFile(bundled(kProfileSeed)));
         QCOMPARE(j["file"].get<std::string>(), bundled(kProfileSeed).string());
         QCOMPARE(j["valid"].get<bool>(), true);
-        QCOMPARE(j["diagnostics"].size(), std::size_t(19));
+        QCOMPARE(j["diagnostics"].size(), std::size_t(20));
         const Json& d = j["diagnostics"][0];
         QCOMPARE(d.size(), std::size_t(4));
         QCOMPARE(d["severity"].get<std::string>(), std::string("warning"));
@@ -88,7 +88,7 @@ private slots:
         options.baseDir = bundled(kProfileSeed).parent_path();
         QVERIFY(validateProfile(p, options).diagnostics == validateFile(bundled(kProfileSeed)).diagnostics);
         // Without a folder the file rule is skipped (e.g. an unsaved profile in the GUI).
-        QCOMPARE(validateProfile(p).diagnostics.size(), std::size_t(18));
+        QCOMPARE(validateProfile(p).diagnostics.size(), std::size_t(19));
     }
 
     void formatMustBeKnown() {
@@ -210,7 +210,7 @@ private slots:
         };
         auto r = onArch("sm_90", [](Json& c) { c["num_warps"] = 32; c["num_ctas"] = 2; c["maxnreg"] = 128; });
         QVERIFY2(r.valid(), dump(r).c_str());
-        QCOMPARE(r.diagnostics.size(), std::size_t(18));  // the prospective warnings only
+        QCOMPARE(r.diagnostics.size(), std::size_t(19));  // the prospective warnings and fla-unknown-key
         r = onArch("sm_90", [](Json& c) { c["num_warps"] = 64; });
         QVERIFY(r.withRule("config-num-warps")[0].message.find("up to 32") != std::string::npos);
         r = onArch("sm_80", [](Json& c) { c["num_ctas"] = 2; });
@@ -297,7 +297,7 @@ private slots:
         writeBytes(folder / "p.json", dumpJson(doc));
         ValidationResult r = validateFile(folder / "p.json");
         QVERIFY(r.valid());
-        QCOMPARE(r.diagnostics.size(), std::size_t(18));  // no file diagnostic: it is there and matches
+        QCOMPARE(r.diagnostics.size(), std::size_t(19));  // no file diagnostic: it is there and matches
         writeBytes(folder / "l2norm_fwd_kernel.json", content + " ");  // tampered
         r = validateFile(folder / "p.json");
         QVERIFY(!r.valid());
