@@ -583,7 +583,9 @@ private slots:
         const g::GemmBackendProbe probe = g::loadGemmBackend("/nonexistent/bin");
         qunsetenv("TUNESCOPE_PLUGIN_DIR");
         QVERIFY(!probe.refused.empty());
-        QVERIFY(probe.refused.front().find("built for explorer interface 1, this tunescope needs 3") != std::string::npos);
+        const std::string expected = "built for explorer interface 1, this tunescope needs " +
+                                     std::to_string(g::kGemmBackendInterfaceVersion);
+        QVERIFY2(probe.refused.front().find(expected) != std::string::npos, probe.refused.front().c_str());
         QVERIFY(probe.refused.front().find(stale) != std::string::npos);
         // The stale plugin was never asked to create a backend (it aborts if it is); any backend found came from a
         // later folder (the build's own plugin), or the reason names the refusal.

@@ -103,12 +103,13 @@ done
     skip "slurmd did not come up (node state '$(sinfo -h -o %T 2>/dev/null)'): $(tail -n 3 "$work/slurmd.log" 2>/dev/null)"
 echo "SLURM $(sinfo -V) up on $node: slurmctld port $ctld_port, slurmd port $slurmd_port, $(nproc) CPUs"
 
-# The plan: 3 NB x 12 configs, hot, each measurement about 100 ms (it stops once it has 100 ms of samples), so
-# that a shard of 15 items takes about 2 s and can be caught mid-run.
-shapes=3  # NB 14-16: prospective entries of the sample profile, which promote may change
+# The plan: 6 NB x 12 configs, hot, each measurement about 100 ms (it stops once it has 100 ms of samples), 3 rounds.
+# Shards split by shape and a shape's records land together after its last round (docs/sweep.md), so each task has
+# two shapes: task 1 is caught after its first shape's block, in the middle of its second.
+shapes=6  # NB 14-19: mostly prospective entries of the sample profile, which promote may change
 grid=12
 export TS_CLI=$cli TS_BACKEND=cpu TS_RESULTS=$work/results
-export TS_SWEEP_ARGS="--hot --nb 14-16 --rows-per-nb 2048 --bt 8,16,32 --warps 1,2 --stages 2,3 --noise 1
+export TS_SWEEP_ARGS="--hot --nb 14-19 --rows-per-nb 2048 --bt 8,16,32 --warps 1,2 --stages 2,3 --noise 1
  --min-samples 5 --min-time 100 --timeout 2000 --device-warmup 0"
 export TS_PROFILE=$src/profiles/fla-l2norm-gfx942-profile.json TS_PROMOTED=$work/results/promoted.json
 export TS_MERGE_SBATCH_ARGS="--output=$work/logs/merge-%j.log"
@@ -130,11 +131,11 @@ merge=$(sed -n 's/.* merge=\([0-9]*\)$/\1/p' <<< "$submitted")
 # shellcheck disable=SC2015  # either missing is a failure
 [ -n "$array" ] && [ -n "$merge" ] || fail "no job ids in: $submitted"
 
-# Cancel task 1 once it has saved two measurements.
+# Cancel task 1 once it has saved its first shape (one block of measurements), while it measures its second.
 shard1=$work/results/shard-1-of-3.jsonl
 deadline=$((SECONDS + 40))
-until [ -f "$shard1" ] && [ "$(grep -c '"type":"measurement"' "$shard1")" -ge 2 ]; do
-    ((SECONDS < deadline)) || fail "task 1 never saved two measurements: $(cat "$work"/logs/sweep-*_1.log 2>/dev/null)"
+until [ -f "$shard1" ] && [ "$(grep -c '"type":"measurement"' "$shard1")" -ge 1 ]; do
+    ((SECONDS < deadline)) || fail "task 1 never saved a shape: $(cat "$work"/logs/sweep-*_1.log 2>/dev/null)"
     sleep 0.05
 done
 scancel "${array}_1"
@@ -173,7 +174,7 @@ merge2=$(sbatch --parsable --dependency="afterok:$rerun" --export=ALL,TS_SHARDS=
 merge2=${merge2%%;*}
 wait_done "$rerun,$merge2" 90
 rerun_log=$(cat "$work"/logs/rerun-"${rerun}"_1.log)
-grep -q "resuming $shard1: $kept measurements already there" <<< "$rerun_log" ||
+grep -q "resuming $shard1: [0-9]* complete shapes ($kept lines) already there" <<< "$rerun_log" ||
     fail "the re-run did not resume $shard1 ($kept measurements): $rerun_log"
 echo "re-run $rerun: $(grep -m1 resuming <<< "$rerun_log")"
 merge_log=$(cat "$work/logs/merge-$merge2.log")
