@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tunescope/device.hpp"
+#include "tunescope/grid_file.hpp"
 #include "tunescope/measurement.hpp"
 #include "tunescope/results.hpp"
 #include "tunescope/triton_binaries.hpp"
@@ -77,15 +78,6 @@ std::vector<SweepShape> shapesFromNbList(const std::vector<int>& nbs, std::int64
 // Every B x L: T = B * L * keyHeads, NB = ceil(T / 65536). Equal T are measured once.
 std::vector<SweepShape> shapesFromBatch(const std::vector<int>& batches, const std::vector<int>& paddedTokens,
                                         int keyHeads = kKeyHeads);
-
-// FLA's 25 configs (BT {8,16,32,64,128} x num_warps {1,2,4,8,16}) x num_stages {2,3,4} = 75, in that nesting order.
-std::vector<L2NormConfig> defaultGrid();
-std::vector<L2NormConfig> gridFromLists(const std::vector<int>& bt, const std::vector<int>& warps,
-                                        const std::vector<int>& stages);
-// A grid file: JSON (an array of configs, plain {"BT","num_warps","num_stages"} or Triton's {"kwargs": {"BT"}, ...},
-// or an object of lists {"BT": [...], "num_warps": [...], "num_stages": [...]}) or CSV (header naming BT,
-// num_warps, num_stages[, num_ctas]; one config per line). Errors name the file and the JSON Pointer or CSV line.
-std::vector<L2NormConfig> loadGridFile(const std::filesystem::path& file);
 
 // "BT=8 num_warps=1 num_stages=3" (+ " num_ctas=N" when not 1).
 std::string describe(const L2NormConfig& config);
