@@ -16,7 +16,8 @@ One process, in this order:
   4. regret (with --export): per NB the config FLA loaded, its do_bench median over the fastest of the table.
 Python standard library + torch + triton only. Usage:
   bench/triton_l2norm_dobench.py --fla-path .fla [--nb 1-32] [--stages 2,3,4] [--warmup 5] [--rep 20]
-      [--sweep sweep.jsonl] [--export DIR] [--json out.json]
+      [--slack spin1|spin-all|read|none] [--sweep sweep.jsonl] [--export DIR] [--json out.json]
+      [--probe-nb 1-8 [--probe-slacks spin1,spin-all,read,none] [--probe-rounds 2]]
 """
 import argparse
 import json
@@ -30,6 +31,7 @@ BT_LIST = [8, 16, 32, 64, 128]
 WARPS_LIST = [1, 2, 4, 8, 16]
 ROWS_PER_NB = 65536
 D = 128
+SLACKS = ["spin1", "spin-all", "read", "none"]
 
 
 def parse_list(text):
@@ -72,6 +74,38 @@ def flush_bytes(l2_bytes):
     return (n + (16 << 20) - 1) & ~((16 << 20) - 1)
 
 
+def make_spin_all(torch, triton, us):
+    """A kernel that keeps every SM busy for about `us` microseconds with register arithmetic only (no memory traffic
+    but one store per program), calibrated once here. Returns a callable that launches it."""
+    if us <= 0:
+        return lambda: None
+    import triton.language as tl
+
+    @triton.jit
+    def _tunescope_spin(out_ptr, n_iter):
+        x = tl.program_id(0).to(tl.float32) + 1.0
+        for _ in range(n_iter):
+            x = x * 0.999999 + 1e-7
+        tl.store(out_ptr + tl.program_id(0), x)
+
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    out = torch.empty(sms, device="cuda")
+    probe_iter = 8192
+    _tunescope_spin[(sms,)](out, probe_iter, num_warps=4)
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times = []
+    for _ in range(5):
+        start.record()
+        _tunescope_spin[(sms,)](out, probe_iter, num_warps=4)
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end) * 1e3)
+    n_iter = max(1, int(probe_iter * us / max(statistics.median(times), 1e-3)))
+    print(f"spin-all: {sms} programs x {n_iter} iterations ~ {us:.0f} us", flush=True)
+    return lambda: _tunescope_spin[(sms,)](out, n_iter, num_warps=4)
+
+
 def config_key(bt, warps, stages):
     return f"{bt}/{warps}/{stages}"
 
@@ -91,6 +125,15 @@ def main():
     ap.add_argument("--host-slack-us", type=float, default=60,
                     help="GPU spin after each flush (us), so that the host has enqueued the kernel before its start "
                          "event runs (default 60; 0: none)")
+    ap.add_argument("--slack", default="spin1", choices=SLACKS,
+                    help="what keeps the GPU busy for --host-slack-us after each flush: spin1 (a one-thread spin, "
+                         "torch.cuda._sleep), spin-all (every SM spins, no memory traffic), read (the flush is read "
+                         "again), none (default spin1)")
+    ap.add_argument("--probe-nb", default="",
+                    help="after the table: at these NBs, every config timed by do_bench under each --probe-slacks "
+                         "variant, interleaved per config, and each variant compared with the C++ sweep")
+    ap.add_argument("--probe-slacks", default=",".join(SLACKS))
+    ap.add_argument("--probe-rounds", type=int, default=2)
     ap.add_argument("--json", default="")
     a = ap.parse_args()
     nbs, stages_list = parse_list(a.nb), parse_list(a.stages)
@@ -167,22 +210,31 @@ def main():
     # the GPU behind the host.
     spin_cycles = int(a.host_slack_us * 1e-6 * torch.cuda.get_device_properties(0).clock_rate * 1e3) \
         if hasattr(torch.cuda.get_device_properties(0), "clock_rate") else int(a.host_slack_us * 1980)
+    spin_all = make_spin_all(torch, triton, a.host_slack_us)
+    slack = {"mode": a.slack}
 
     def tunescope_flush(cache):
         cache.fill_(0x5A)
         torch.sum(cache.view(torch.int32))  # read every byte back (the result is not needed)
-        if spin_cycles > 0:
-            torch.cuda._sleep(spin_cycles)
+        mode = slack["mode"]
+        if mode == "spin1" and spin_cycles > 0:
+            torch.cuda._sleep(spin_cycles)  # one thread spins; the other SMs sit idle
+        elif mode == "spin-all" and a.host_slack_us > 0:
+            spin_all()  # every SM busy, no memory traffic, L2 untouched
+        elif mode == "read" and a.host_slack_us > 0:
+            torch.sum(cache.view(torch.int32))  # the flush read again: the GPU stays busy, L2 as after one read
 
     driver.get_empty_cache_for_benchmark = lambda: flush
     has_clear = hasattr(driver, "clear_cache")
     driver.clear_cache = tunescope_flush
     assert triton.runtime.driver.active.get_empty_cache_for_benchmark() is flush, "the flush patch did not take"
     print(f"do_bench: warmup {a.warmup} ms, rep {a.rep} ms, median of {a.rounds} rounds in shuffled order, "
-          f"{a.host_slack_us:.0f} us GPU spin after the flush; flush {flush.numel() >> 20} MiB write+read "
+          f"{a.host_slack_us:.0f} us of '{a.slack}' slack after the flush; flush {flush.numel() >> 20} MiB write+read "
           f"({'clear_cache replaced' if has_clear else 'WARNING: this Triton zeroes the buffer itself (write only)'})",
           flush=True)
     report["flush_bytes"] = flush.numel()
+    report["slack"] = a.slack
+    report["host_slack_us"] = a.host_slack_us
     jit = mod.l2norm_fwd_kernel.fn
     table = {}
     rounds_table = {}
@@ -212,8 +264,8 @@ def main():
     report["do_bench_rounds_us"] = {str(nb): row for nb, row in rounds_table.items()}
 
     # --- 3. C++ sweep vs do_bench, num_stages 3 ---------------------------------------------------------------
+    cpp = {}
     if a.sweep:
-        cpp = {}
         with open(a.sweep) as f:
             for line in f:
                 rec = json.loads(line)
@@ -242,6 +294,57 @@ def main():
             print(f"compare: worst max|ratio-1| {100 * max(c['max_abs_ratio_minus_1'] for c in compare.values()):.2f}%"
                   f", lowest Spearman {min(c['spearman'] for c in compare.values()):.3f}")
         report["compare"] = compare
+
+    # --- 3b. probe: the same configs under each slack variant, interleaved, against the C++ sweep ---------------
+    if a.probe_nb:
+        probe_nbs = parse_list(a.probe_nb)
+        slacks = [x for x in a.probe_slacks.split(",") if x]
+        for name in slacks:
+            if name not in SLACKS:
+                sys.exit(f"--probe-slacks: unknown slack '{name}' (one of {', '.join(SLACKS)})")
+        print(f"probe: do_bench with each slack after the flush ({', '.join(slacks)}; {a.host_slack_us:.0f} us), "
+              f"interleaved per config in shuffled order, median of {a.probe_rounds} rounds; per slack: mean "
+              "do_bench/C++ ratio, max |ratio-1|, Spearman vs C++")
+        print("  NB  " + "  ".join(f"{name:>26}" for name in slacks))
+        probe = {}
+        for nb in probe_nbs:
+            T = nb * ROWS_PER_NB
+            x, y, r = x_all[:T], y_all[:T], r_all[:T]
+            configs = [(bt, warps, 3) for warps in WARPS_LIST for bt in BT_LIST]
+            samples = {name: {config_key(*c): [] for c in configs} for name in slacks}
+            shuffle = random.Random(5000 + nb)
+            for _ in range(max(1, a.probe_rounds)):
+                order = list(configs)
+                shuffle.shuffle(order)
+                for bt, warps, stages in order:
+                    def run(bt=bt, warps=warps, stages=stages):
+                        jit[(triton.cdiv(T, bt),)](x, y, r, 1e-6, T, D=D, BD=D, NB=nb, BT=bt, num_warps=warps,
+                                                   num_stages=stages)
+                    variants = list(slacks)
+                    shuffle.shuffle(variants)
+                    for name in variants:
+                        slack["mode"] = name
+                        samples[name][config_key(bt, warps, stages)].append(1e3 * triton.testing.do_bench(
+                            run, warmup=a.warmup, rep=a.rep, return_mode="median"))
+            slack["mode"] = a.slack
+            probe[nb] = {}
+            cells = []
+            for name in slacks:
+                med = {k: statistics.median(v) for k, v in samples[name].items()}
+                keys = sorted(k for k in med if k in cpp.get(nb, {}))
+                entry = {"median_us": med}
+                if len(keys) >= 2:
+                    ratios = [med[k] / cpp[nb][k] for k in keys]
+                    entry.update(mean_ratio=statistics.mean(ratios),
+                                 max_abs_ratio_minus_1=max(abs(q - 1) for q in ratios),
+                                 spearman=spearman([cpp[nb][k] for k in keys], [med[k] for k in keys]))
+                    cells.append(f"{entry['mean_ratio']:.4f} {100 * entry['max_abs_ratio_minus_1']:5.2f}% "
+                                 f"{entry['spearman']:.3f}")
+                else:
+                    cells.append("(no C++ sweep)")
+                probe[nb][name] = entry
+            print(f"  {nb:2d}  " + "  ".join(f"{c:>26}" for c in cells), flush=True)
+        report["probe"] = {str(nb): v for nb, v in probe.items()}
 
     # --- 4. regret of the config FLA loaded ---------------------------------------------------------------------
     if strict:

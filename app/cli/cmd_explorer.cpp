@@ -44,6 +44,9 @@ void addConfirmOptions(CLI::App& command, ConfirmSettings& confirm) {
         ->capture_default_str();
     command.add_option("--burst-idle", confirm.burstIdleSeconds, "idle seconds before each burst")->capture_default_str();
     command.add_option("--burst-launches", confirm.burstLaunches, "launches per burst")->capture_default_str();
+    command.add_option("--extra-rounds", confirm.extraRounds,
+                       "sequential confirm: more rounds for finalists whose interval straddles the threshold (0: off)")
+        ->capture_default_str();
 }
 
 void validateConfirmSettings(const ConfirmSettings& c) {
@@ -53,6 +56,7 @@ void validateConfirmSettings(const ConfirmSettings& c) {
         throw Error("", "", "--burst-rounds must be 0 (off) or 3 to 100");
     if (!(c.burstIdleSeconds >= 0 && c.burstIdleSeconds <= 10)) throw Error("", "", "--burst-idle must be 0 to 10 seconds");
     if (c.burstLaunches < 1 || c.burstLaunches > 1000) throw Error("", "", "--burst-launches must be 1 to 1000");
+    if (c.extraRounds < 0 || c.extraRounds > 100) throw Error("", "", "--extra-rounds must be 0 (off) to 100");
 }
 
 // Loads the plugin or explains why not; sets the exit code (77 when this machine cannot run it at all).

@@ -392,6 +392,93 @@ ConfirmRun runConfirm(GemmBackend& backend, const std::vector<ConfirmEntry>& ent
     return run;
 }
 
+namespace {
+
+void appendRounds(RegimeMeasurement& into, const RegimeMeasurement& more) {
+    auto append = [](std::vector<double>& a, const std::vector<double>& b) { a.insert(a.end(), b.begin(), b.end()); };
+    append(into.msPerRound, more.msPerRound);
+    append(into.joulesPerRound, more.joulesPerRound);
+    append(into.smClockMHzPerRound, more.smClockMHzPerRound);
+    append(into.topMsPerRound, more.topMsPerRound);
+}
+
+// Two windows of the same entry as one: launches, time and energy add up; clocks and power readings are weighted
+// by time.
+PowerWindow mergePower(const PowerWindow& a, const PowerWindow& b) {
+    if (!a.error.empty() || a.launches == 0) return b;
+    if (!b.error.empty() || b.launches == 0) return a;
+    PowerWindow w;
+    w.launches = a.launches + b.launches;
+    w.seconds = a.seconds + b.seconds;
+    w.msPerLaunch = w.seconds * 1000.0 / w.launches;
+    if (a.joulesPerLaunch > 0 && b.joulesPerLaunch > 0) {
+        const double joules = a.joulesPerLaunch * a.launches + b.joulesPerLaunch * b.launches;
+        w.joulesPerLaunch = joules / w.launches;
+        w.meanPowerW = joules / w.seconds;
+    }
+    const auto weighted = [&](double x, double y) {
+        if (x > 0 && y > 0) return (x * a.seconds + y * b.seconds) / w.seconds;
+        return x > 0 ? x : y;
+    };
+    w.meanPowerReadingW = weighted(a.meanPowerReadingW, b.meanPowerReadingW);
+    if (w.meanPowerW <= 0) w.meanPowerW = w.meanPowerReadingW;
+    w.powerLimitW = b.powerLimitW > 0 ? b.powerLimitW : a.powerLimitW;
+    w.meanSmClockMHz = weighted(a.meanSmClockMHz, b.meanSmClockMHz);
+    if (w.meanSmClockMHz > 0) w.megacyclesPerLaunch = w.msPerLaunch * w.meanSmClockMHz / 1000.0;
+    w.clockEventReasons = a.clockEventReasons | b.clockEventReasons;
+    w.readings = a.readings + b.readings;
+    w.powerCapReadings = a.powerCapReadings + b.powerCapReadings;
+    return w;
+}
+
+}  // namespace
+
+ConfirmRun runSequentialConfirm(GemmBackend& backend, const std::vector<ConfirmEntry>& entries, Regime regime,
+                                const ConfirmSettings& settings, std::uint64_t orderSeed, double thresholdPercent) {
+    ConfirmRun run = runConfirm(backend, entries, regime, settings, orderSeed);
+    const std::size_t aa = entries.size();
+    if (settings.extraRounds <= 0 || settings.extraMaxEntries <= 0) return run;
+    if (!run.errors[0].empty() || !run.errors[aa].empty()) return run;
+    if (!run.entries[aa].vsTop.valid() || !run.entries[aa].vsTop.containsZero99()) return run;  // too noisy already
+
+    std::vector<std::size_t> undecided;
+    for (std::size_t e = 1; e < aa; ++e) {
+        const PairedGain& g = run.entries[e].vsTop;
+        if (run.errors[e].empty() && g.valid() && g.lowPercent < thresholdPercent && g.highPercent >= thresholdPercent)
+            undecided.push_back(e);
+    }
+    if (undecided.empty()) return run;
+    std::stable_sort(undecided.begin(), undecided.end(), [&](std::size_t a, std::size_t b) {
+        return run.entries[a].vsTop.gainPercent > run.entries[b].vsTop.gainPercent;
+    });
+    if (undecided.size() > std::size_t(settings.extraMaxEntries)) undecided.resize(std::size_t(settings.extraMaxEntries));
+
+    std::vector<ConfirmEntry> more{entries[0]};
+    for (std::size_t e : undecided) more.push_back(entries[e]);
+    ConfirmSettings extra = settings;
+    extra.rounds = settings.extraRounds + settings.extraRounds % 2;  // whole ABBA pairs
+    extra.burstRounds = extra.rounds;
+    const ConfirmRun ext = runConfirm(backend, more, regime, extra, orderSeed ^ 0x9e3779b97f4a7c15ull);
+    run.seconds += ext.seconds;
+    const std::size_t extAa = more.size();
+    if (!ext.errors[0].empty() || !ext.errors[extAa].empty()) return run;  // the first rounds stand alone
+
+    // ext's entry k is run's entry mapping[k]: the top, the undecided ones, then the A/A control.
+    std::vector<std::size_t> mapping{0};
+    mapping.insert(mapping.end(), undecided.begin(), undecided.end());
+    mapping.push_back(aa);
+    for (std::size_t k = 0; k < mapping.size(); ++k) {
+        if (!ext.errors[k].empty()) continue;
+        const std::size_t e = mapping[k];
+        appendRounds(run.entries[e], ext.entries[k]);
+        if (e > 0) run.entries[e].vsTop = pairedGain(run.entries[e].topMsPerRound, run.entries[e].msPerRound);
+        if (e < run.power.size() && k < ext.power.size()) run.power[e] = mergePower(run.power[e], ext.power[k]);
+        if (e != 0 && e != aa) run.extended.push_back(e);
+    }
+    run.extraRounds = extra.rounds;
+    return run;
+}
+
 ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& options,
                                  const ExploreProgressFn& progress) {
     const auto start = Clock::now();
@@ -598,8 +685,16 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
     const double itemSeconds = (warmups + samples) * baselineMs / 1000.0 + 0.003;
     const double screenReserve =
         double(passes) * (double(shortlist) * (1.0 + 1.0 / kTopEvery) + 2.0) * itemSeconds + 0.05 * passes;
+    // The sequential step's extra rounds: the top, the A/A control and up to extraMaxEntries finalists.
+    const auto extensionSeconds = [&](const ConfirmSettings& s) {
+        if (s.extraRounds <= 0) return 0.0;
+        ConfirmSettings extra = s;
+        extra.rounds = extra.burstRounds = s.extraRounds;
+        return confirmSeconds(extra, r.rule.regime, 2 + std::min(s.extraMaxEntries, finalists + int(requested.size())),
+                              baselineMs);
+    };
     double confirmReserve = confirmSeconds(settings, Regime::Sustained, confirmEntries, baselineMs) +
-                            confirmSeconds(settings, Regime::Burst, burstEntries, baselineMs);
+                            confirmSeconds(settings, Regime::Burst, burstEntries, baselineMs) + extensionSeconds(settings);
     // A budget too small for the confirm stage as set shortens its blocks and gaps (never its rounds), so that
     // it takes at most 80% of the budget; the report's confirm settings say what ran.
     if (const double scale = std::clamp(0.8 * options.budgetSeconds / confirmReserve, 0.2, 1.0); scale < 1.0) {
@@ -609,7 +704,7 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
         // Only a very short budget shortens the idle gaps too (then bursts may not reach boost clocks).
         if (options.budgetSeconds < 30.0) settings.burstIdleSeconds *= scale;
         confirmReserve = confirmSeconds(settings, Regime::Sustained, confirmEntries, baselineMs) +
-                         confirmSeconds(settings, Regime::Burst, burstEntries, baselineMs);
+                         confirmSeconds(settings, Regime::Burst, burstEntries, baselineMs) + extensionSeconds(settings);
         say("the budget is short: confirm blocks of " + fmt(settings.blockSeconds, 2) + " s, bursts after " +
             fmt(settings.burstIdleSeconds, 2) + " s idle");
     }
@@ -751,8 +846,16 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
     say("confirm (sustained): " + std::to_string(sustainedIds.size() + 1) + " entries (top, A/A control, " +
         std::to_string(finalistIds.size()) + " finalists), " + std::to_string(settings.rounds) + " rounds of " +
         fmt(settings.blockSeconds, 2) + " s blocks back to back");
-    const ConfirmRun sustained =
-        runConfirm(backend, entriesFor(sustainedIds), Regime::Sustained, settings, r.dataSeed + 1);
+    const double thresholdPercent = 100.0 * r.rule.noiseThreshold;
+    ConfirmSettings sustainedSettings = settings;
+    if (r.rule.regime != Regime::Sustained) sustainedSettings.extraRounds = 0;  // only the deciding regime is extended
+    const ConfirmRun sustained = runSequentialConfirm(backend, entriesFor(sustainedIds), Regime::Sustained,
+                                                      sustainedSettings, r.dataSeed + 1, thresholdPercent);
+    for (std::size_t e : sustained.extended) r.extendedSustained.push_back(sustainedIds[e]);
+    if (sustained.extraRounds > 0)
+        say("sequential confirm (sustained): " + std::to_string(sustained.extended.size()) +
+            " finalist(s) straddled " + fmt(thresholdPercent, 2) + "%: " + std::to_string(sustained.extraRounds) +
+            " more rounds with the top and the A/A control");
     auto applyRun = [&](const ConfirmRun& run, const std::vector<int>& ids, Regime regime) {
         for (std::size_t e = 0; e < ids.size(); ++e) {
             Candidate& c = r.candidates[std::size_t(ids[e])];
@@ -778,7 +881,7 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
     applyRun(sustained, sustainedIds, Regime::Sustained);
     if (!sustained.errors[0].empty())
         r.errorsAndUnsupported.push_back({"confirm (sustained)", false, "the heuristic top failed: " + sustained.errors[0]});
-    r.powerWindowSeconds = settings.rounds * settings.blockSeconds;
+    r.powerWindowSeconds = (settings.rounds + (sustained.extraRounds > 0 ? sustained.extraRounds : 0)) * settings.blockSeconds;
     for (int id : sustainedIds)
         if (r.candidates[std::size_t(id)].power) say(powerLine("#" + std::to_string(id), *r.candidates[std::size_t(id)].power));
     r.power = summarizePower(r.candidates, 0);
@@ -799,7 +902,14 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
         say("confirm (burst): " + std::to_string(burstIds.size() + 1) + " entries, " +
             std::to_string(settings.burstRounds) + " rounds of " + std::to_string(settings.burstLaunches) +
             "-launch bursts, each after " + fmt(settings.burstIdleSeconds, 1) + " s idle");
-        const ConfirmRun burst = runConfirm(backend, entriesFor(burstIds), Regime::Burst, settings, r.dataSeed + 2);
+        ConfirmSettings burstSettings = settings;
+        if (r.rule.regime != Regime::Burst) burstSettings.extraRounds = 0;
+        const ConfirmRun burst = runSequentialConfirm(backend, entriesFor(burstIds), Regime::Burst, burstSettings,
+                                                      r.dataSeed + 2, thresholdPercent);
+        for (std::size_t e : burst.extended) r.extendedBurst.push_back(burstIds[e]);
+        if (burst.extraRounds > 0)
+            say("sequential confirm (burst): " + std::to_string(burst.extended.size()) + " finalist(s) straddled " +
+                fmt(thresholdPercent, 2) + "%: " + std::to_string(burst.extraRounds) + " more rounds");
         applyRun(burst, burstIds, Regime::Burst);
     }
 
@@ -812,7 +922,9 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
            << settings.warmupSeconds << " s of each block dropped, after " << settings.preheatSeconds
            << " s of the top), per block the per-launch median, energy and clock; burst: " << settings.burstRounds
            << " rounds of " << settings.burstLaunches << "-launch bursts after " << settings.burstIdleSeconds
-           << " s idle; gains and 95% intervals from the per-round paired ratios (Student t over rounds); selected "
+           << " s idle; finalists whose interval straddles the threshold get " << settings.extraRounds
+           << " more rounds (sequential confirm, the deciding regime only); gains and 95% intervals from the "
+           << "per-round paired ratios (Student t over rounds); selected "
            << "on the " << toString(r.rule.regime) << " regime when the interval's lower end clears "
            << 100.0 * r.rule.noiseThreshold << "% and the A/A interval contains 0"
            << (r.power.powerLimited ? " (the card was power-limited)" : "");
@@ -885,7 +997,13 @@ ReplayOutcome runReplay(GemmBackend& backend, const ReplayPlan& plan, const Conf
     for (Regime regime : {Regime::Sustained, Regime::Burst}) {
         if (regime == Regime::Burst && settings.burstRounds <= 0) continue;
         say("confirm (" + toString(regime) + "): top, selection and A/A control");
-        const ConfirmRun run = runConfirm(backend, entries, regime, settings, plan.dataSeed + 7 + int(regime));
+        // The explorer's sequential step too (on its default 1% threshold), sustained only: replay judges that regime.
+        ConfirmSettings regimeSettings = settings;
+        if (regime == Regime::Burst) regimeSettings.extraRounds = 0;
+        const ConfirmRun run = runSequentialConfirm(backend, entries, regime, regimeSettings,
+                                                    plan.dataSeed + 7 + int(regime), 100.0 * SelectionRule{}.noiseThreshold);
+        if (run.extraRounds > 0)
+            say(toString(regime) + ": the gain straddled 1%, " + std::to_string(run.extraRounds) + " more rounds");
         for (const auto& err : run.errors)
             if (!err.empty()) throw Error("", "", "replay's " + toString(regime) + " confirm failed: " + err);
         (regime == Regime::Burst ? out.burst : out.sustained) = run.entries[1];

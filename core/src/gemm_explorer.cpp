@@ -1227,7 +1227,10 @@ Json buildExplorerReport(const ExplorationResult& r) {
                            {"preheat_seconds", cs.preheatSeconds},
                            {"burst_rounds", cs.burstRounds},
                            {"burst_idle_seconds", cs.burstIdleSeconds},
-                           {"burst_launches", cs.burstLaunches}};
+                           {"burst_launches", cs.burstLaunches},
+                           {"extra_rounds", cs.extraRounds},
+                           {"extra_max_entries", cs.extraMaxEntries}};
+    confirm["extended"] = {{"sustained", r.extendedSustained}, {"burst", r.extendedBurst}};
     confirm["screen_passes"] = r.screenPasses;
     confirm["regime"] = toString(r.rule.regime);
     confirm["aa_control"] = {{"sustained", r.aaSustained ? regimeToJson(*r.aaSustained) : Json(nullptr)},

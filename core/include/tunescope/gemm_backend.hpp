@@ -199,9 +199,17 @@ struct ConfirmRun {
     std::vector<std::string> errors;         // per entry, empty when it ran
     std::vector<PowerWindow> power;          // sustained: per entry, its blocks summed up
     double seconds = 0.0;
+    std::vector<std::size_t> extended;       // entries given the sequential confirm's extra rounds
+    int extraRounds = 0;                     // how many rounds were added to them
 };
 ConfirmRun runConfirm(GemmBackend& backend, const std::vector<ConfirmEntry>& entries, Regime regime,
                       const ConfirmSettings& settings, std::uint64_t orderSeed);
+// runConfirm, then the sequential step: entries (not the top) whose gain interval has its lower end below
+// `thresholdPercent` and its upper end at or above it get settings.extraRounds more rounds with the top and the A/A
+// control (at most settings.extraMaxEntries, highest gain first), appended to their first rounds; their gains and
+// the A/A's are recomputed over all rounds. Nothing is added when the A/A control already fails (99%).
+ConfirmRun runSequentialConfirm(GemmBackend& backend, const std::vector<ConfirmEntry>& entries, Regime regime,
+                                const ConfirmSettings& settings, std::uint64_t orderSeed, double thresholdPercent);
 
 struct ReplayOutcome {
     bool versionMatches = false;

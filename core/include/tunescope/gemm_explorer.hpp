@@ -185,6 +185,11 @@ struct ConfirmSettings {
     int burstRounds = 4;           // burst: rounds of one burst per entry
     double burstIdleSeconds = 1.5; // the GPU idles this long before each burst
     int burstLaunches = 5;         // launches per burst; the burst's per-launch median is its time
+    // Sequential confirm: finalists whose 95% interval straddles the selection threshold after `rounds` (neither
+    // clearly above nor clearly below it) get this many more balanced rounds, with the top and the A/A control, and
+    // are judged on all their rounds (0: off). At most `extraMaxEntries` of them, the highest gains first.
+    int extraRounds = 12;
+    int extraMaxEntries = 2;
 };
 
 // One entry of the confirm stage in one regime: its block in every round, and the top's block of the same round.
@@ -424,6 +429,7 @@ struct ExplorationResult {
     std::string finalistMethod;  // how finalists were screened and confirmed
     ConfirmSettings confirmSettings;
     std::optional<RegimeMeasurement> aaSustained, aaBurst;  // the A/A control (the top entered twice)
+    std::vector<int> extendedSustained, extendedBurst;  // finalists given the sequential confirm's extra rounds
     int screenPasses = 0;
     double powerWindowSeconds = 0.0;  // each finalist's sustained blocks in all, 0 when not measured
     PowerSummary power;
