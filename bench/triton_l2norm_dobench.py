@@ -17,7 +17,7 @@ One process, in this order:
 Python standard library + torch + triton only. Usage:
   bench/triton_l2norm_dobench.py --fla-path .fla [--nb 1-32] [--stages 2,3,4] [--warmup 5] [--rep 20]
       [--slack spin1|spin-all|read|none] [--sweep sweep.jsonl] [--export DIR] [--json out.json]
-      [--probe-nb 1-8 [--probe-slacks spin1,spin-all,read,none] [--probe-rounds 2]]
+      [--probe-nb 1-8 [--probe-variants spin1:side:exact:sync,...] [--probe-rounds 2]]
 """
 import argparse
 import json
@@ -130,9 +130,11 @@ def main():
                          "torch.cuda._sleep), spin-all (every SM spins, no memory traffic), read (the flush is read "
                          "again), none (default spin1)")
     ap.add_argument("--probe-nb", default="",
-                    help="after the table: at these NBs, every config timed by do_bench under each --probe-slacks "
+                    help="after the table: at these NBs, every config timed under each --probe-variants "
                          "variant, interleaved per config, and each variant compared with the C++ sweep")
-    ap.add_argument("--probe-slacks", default=",".join(SLACKS))
+    ap.add_argument("--probe-variants", default="spin1,spin-all,read,none",
+                    help="comma-separated slack[:stream[:inputs[:timing]]] (see section 3b), e.g. "
+                         "spin1:side:exact:sync")
     ap.add_argument("--probe-rounds", type=int, default=2)
     ap.add_argument("--json", default="")
     a = ap.parse_args()
@@ -295,55 +297,90 @@ def main():
                   f", lowest Spearman {min(c['spearman'] for c in compare.values()):.3f}")
         report["compare"] = compare
 
-    # --- 3b. probe: the same configs under each slack variant, interleaved, against the C++ sweep ---------------
+    # --- 3b. probe: the same configs under several measurement variants, interleaved, against the C++ sweep -----
+    # A variant is slack:stream:inputs:timing. slack: see --slack. stream: default (torch's current stream, the legacy
+    # default stream unless the caller set one) or side (a torch.cuda.Stream). inputs: slice (views of one large
+    # tensor, as the table) or exact (tensors of exactly T rows, as the C++ side allocates). timing: dobench, or sync
+    # (the C++ engine's loop: flush, start event, launch, stop event, wait, per sample).
     if a.probe_nb:
         probe_nbs = parse_list(a.probe_nb)
-        slacks = [x for x in a.probe_slacks.split(",") if x]
-        for name in slacks:
-            if name not in SLACKS:
-                sys.exit(f"--probe-slacks: unknown slack '{name}' (one of {', '.join(SLACKS)})")
-        print(f"probe: do_bench with each slack after the flush ({', '.join(slacks)}; {a.host_slack_us:.0f} us), "
-              f"interleaved per config in shuffled order, median of {a.probe_rounds} rounds; per slack: mean "
-              "do_bench/C++ ratio, max |ratio-1|, Spearman vs C++")
-        print("  NB  " + "  ".join(f"{name:>26}" for name in slacks))
+        variants = []
+        for spec in [x for x in a.probe_variants.split(",") if x]:
+            parts = spec.split(":") + ["default", "slice", "dobench"][len(spec.split(":")) - 1:]
+            slack_name, stream_name, inputs, timing = parts[:4]
+            if slack_name not in SLACKS or stream_name not in ("default", "side") or inputs not in ("slice", "exact") \
+                    or timing not in ("dobench", "sync"):
+                sys.exit(f"--probe-variants: bad variant '{spec}' (slack:stream:inputs:timing, e.g. spin1:side:exact:sync)")
+            variants.append((":".join(parts[:4]), slack_name, stream_name, inputs, timing))
+        side = torch.cuda.Stream()
+
+        def sync_bench(fn, rep_ms):
+            """The C++ engine's loop (gpu_backend.inc EventTimedWork): per sample, flush, events around one launch,
+            wait; the median of the samples."""
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            fn()
+            torch.cuda.synchronize()
+            times, t0 = [], time.time()
+            while len(times) < 10 or (time.time() - t0) * 1e3 < rep_ms:
+                driver.clear_cache(flush)
+                start.record()
+                fn()
+                end.record()
+                end.synchronize()
+                times.append(start.elapsed_time(end))
+            return statistics.median(times)
+
+        print(f"probe: {len(variants)} variants ({', '.join(v[0] for v in variants)}), interleaved per config in "
+              f"shuffled order, median of {a.probe_rounds} rounds; per variant: mean time/C++ ratio, max |ratio-1|, "
+              "Spearman vs C++, mean us")
+        print("  NB  " + "  ".join(f"{v[0]:>32}" for v in variants))
         probe = {}
         for nb in probe_nbs:
             T = nb * ROWS_PER_NB
-            x, y, r = x_all[:T], y_all[:T], r_all[:T]
+            exact = (x_all[:T].clone(), torch.empty_like(x_all[:T]), torch.empty(T, dtype=torch.float32, device="cuda"))
+            sliced = (x_all[:T], y_all[:T], r_all[:T])
             configs = [(bt, warps, 3) for warps in WARPS_LIST for bt in BT_LIST]
-            samples = {name: {config_key(*c): [] for c in configs} for name in slacks}
+            samples = {v[0]: {config_key(*c): [] for c in configs} for v in variants}
             shuffle = random.Random(5000 + nb)
             for _ in range(max(1, a.probe_rounds)):
                 order = list(configs)
                 shuffle.shuffle(order)
                 for bt, warps, stages in order:
-                    def run(bt=bt, warps=warps, stages=stages):
-                        jit[(triton.cdiv(T, bt),)](x, y, r, 1e-6, T, D=D, BD=D, NB=nb, BT=bt, num_warps=warps,
-                                                   num_stages=stages)
-                    variants = list(slacks)
-                    shuffle.shuffle(variants)
-                    for name in variants:
-                        slack["mode"] = name
-                        samples[name][config_key(bt, warps, stages)].append(1e3 * triton.testing.do_bench(
-                            run, warmup=a.warmup, rep=a.rep, return_mode="median"))
+                    vorder = list(variants)
+                    shuffle.shuffle(vorder)
+                    for name, slack_name, stream_name, inputs, timing in vorder:
+                        xx, yy, rr = exact if inputs == "exact" else sliced
+
+                        def run(bt=bt, warps=warps, stages=stages, xx=xx, yy=yy, rr=rr):
+                            jit[(triton.cdiv(T, bt),)](xx, yy, rr, 1e-6, T, D=D, BD=D, NB=nb, BT=bt, num_warps=warps,
+                                                       num_stages=stages)
+                        slack["mode"] = slack_name
+                        with torch.cuda.stream(side if stream_name == "side" else torch.cuda.current_stream()):
+                            if timing == "sync":
+                                ms = sync_bench(run, a.rep)
+                            else:
+                                ms = triton.testing.do_bench(run, warmup=a.warmup, rep=a.rep, return_mode="median")
+                        torch.cuda.synchronize()
+                        samples[name][config_key(bt, warps, stages)].append(1e3 * ms)
             slack["mode"] = a.slack
             probe[nb] = {}
             cells = []
-            for name in slacks:
+            for name, *_ in variants:
                 med = {k: statistics.median(v) for k, v in samples[name].items()}
                 keys = sorted(k for k in med if k in cpp.get(nb, {}))
-                entry = {"median_us": med}
+                entry = {"median_us": med, "mean_us": statistics.mean(med.values())}
                 if len(keys) >= 2:
                     ratios = [med[k] / cpp[nb][k] for k in keys]
                     entry.update(mean_ratio=statistics.mean(ratios),
                                  max_abs_ratio_minus_1=max(abs(q - 1) for q in ratios),
                                  spearman=spearman([cpp[nb][k] for k in keys], [med[k] for k in keys]))
                     cells.append(f"{entry['mean_ratio']:.4f} {100 * entry['max_abs_ratio_minus_1']:5.2f}% "
-                                 f"{entry['spearman']:.3f}")
+                                 f"{entry['spearman']:.3f} {entry['mean_us']:7.2f}")
                 else:
-                    cells.append("(no C++ sweep)")
+                    cells.append(f"(no C++ sweep) {entry['mean_us']:7.2f}")
                 probe[nb][name] = entry
-            print(f"  {nb:2d}  " + "  ".join(f"{c:>26}" for c in cells), flush=True)
+            print(f"  {nb:2d}  " + "  ".join(f"{c:>32}" for c in cells), flush=True)
+            del exact
         report["probe"] = {str(nb): v for nb, v in probe.items()}
 
     # --- 4. regret of the config FLA loaded ---------------------------------------------------------------------
