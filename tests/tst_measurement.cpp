@@ -31,7 +31,15 @@ public:
     int lastSmClockMHz() const override { return lastClock_; }
     std::uint64_t bytesMoved() const override { return 1000; }
 
+    // Records the batch sizes the engine asks for, then runs the default (one sample at a time) implementation.
+    void timeSamplesMs(int count, bool coldL2, std::vector<double>& samplesMs,
+                       std::vector<SampleConditions>& conditions) override {
+        batches.push_back(count);
+        TimedWork::timeSamplesMs(count, coldL2, samplesMs, conditions);
+    }
+
     int prepareCalls = 0, coldPrepareCalls = 0, timedCalls = 0, failAtCall = -1;
+    std::vector<int> batches;
 
 private:
     std::vector<double> samples_;
@@ -139,6 +147,44 @@ private slots:
         QCOMPARE(m.warmupCount, 2);
         QCOMPARE(work.timedCalls, 12);  // warm-up samples are run but not kept
         QCOMPARE(work.coldPrepareCalls, 12);
+    }
+
+    void pipelinedSamplesComeInBatches() {
+        // Depth 8: warm-up and samples are taken 8 at a time; the rule is checked after each batch, so a constant
+        // sequence converges at the first batch boundary past minSamples, and every sample is kept in order.
+        ScriptedWork work({1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 2.0});
+        StoppingRule rule = deterministicRule();
+        rule.minSamples = 10;
+        rule.minTimeMs = 0;
+        rule.maxRelNoise = 1.0;
+        rule.pipelineDepth = 8;
+        const Measurement m = measure(work, rule, true);
+        QCOMPARE(m.warmupCount, 8);
+        QCOMPARE(m.sampleCount, 16);
+        QCOMPARE(work.batches, (std::vector<int>{8, 8, 8}));
+        QCOMPARE(work.coldPrepareCalls, 24);  // every queued sample gets its own flush
+        QCOMPARE(m.samplesMs.size(), std::size_t(16));
+        QCOMPARE(m.samplesMs[7], 2.0);
+        QCOMPARE(m.smClockMHz.size(), std::size_t(16));
+        // Depth 1 never asks for batches: the engine's original one-at-a-time protocol.
+        ScriptedWork single({1.0});
+        rule.pipelineDepth = 1;
+        (void)measure(single, rule, true);
+        QVERIFY(single.batches.empty());
+    }
+
+    void pipelinedBatchesStopAtTheSampleCap() {
+        ScriptedWork work(spreadAround(1.0, 0.05, 100));
+        StoppingRule rule = deterministicRule();
+        rule.minSamples = 5;
+        rule.maxSamples = 20;
+        rule.maxRelNoise = 0.0;
+        rule.stopWhenStalled = false;
+        rule.pipelineDepth = 8;
+        const Measurement m = measure(work, rule, true);
+        QCOMPARE(m.sampleCount, 20);  // 8 + 8 + 4: the last batch is cut to the cap
+        QCOMPARE(name(m.stopReason), name(StopReason::SampleCap));
+        QCOMPARE(work.batches.back(), 4);
     }
 
     void minTimeKeepsSampling() {

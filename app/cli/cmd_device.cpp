@@ -18,6 +18,7 @@
 #include "tunescope/l2norm_selftest.hpp"
 #include "tunescope/measurement.hpp"
 #include "tunescope/triton_binaries.hpp"
+#include "tunescope/sweep.hpp"
 
 namespace tunescope::cli {
 namespace {
@@ -230,6 +231,7 @@ struct BenchArgs {
     std::string jsonOut;
     std::string kernel = "native";
     std::string tritonCache;
+    int pipeline = 0;  // --kernel triton: samples queued per host wait (0: the sweep's default for Triton, 16)
 };
 
 std::vector<int> parseNbList(const std::string& text) {
@@ -307,9 +309,10 @@ void runTritonBench(const BenchArgs& args, Device& device, const std::vector<int
     rule.warmupSamples = std::max(1, args.warmup);
     rule.minSamples = args.samples;
     rule.minTimeMs = 0;
+    rule.pipelineDepth = args.pipeline > 0 ? args.pipeline : defaultPipelineDepth("triton");
     std::cerr << "bench-l2norm: Triton binaries on " << info.name << ", " << configs.size() << " configs, at least "
               << args.samples << " samples each (stopping rule: noise of the median <= 0.5% or 1 s), "
-              << (cold ? "cold" : "hot") << " L2\n";
+              << (cold ? "cold" : "hot") << " L2, " << rule.pipelineDepth << " samples queued per wait\n";
     Json results = Json::array();
     std::ostringstream table;
     table << "  NB        T  copy us | BT/w/s       median us  p20 us   p80 us  samples  %copy  binary\n";
@@ -556,6 +559,10 @@ void registerDeviceCommands(CLI::App& app, CliContext& ctx) {
     benchCommand->add_option("--nb", bench.nbList, "NB values: a list and/or ranges, e.g. 1-32 or 1,8,32 (T = NB x 65536)");
     benchCommand->add_option("--grid", bench.grid, "all (every instantiated config), fla (FLA's 25 x stages 2-4), one");
     benchCommand->add_option("--samples", bench.samples, "Timed samples per config (median)");
+    benchCommand->add_option("--pipeline", bench.pipeline,
+                             "--kernel triton: samples queued back to back per host wait (default 16, as Triton's "
+                             "do_bench; 1: wait after every sample)")
+        ->check(CLI::Range(0, 256));
     benchCommand->add_option("--warmup", bench.warmup, "Untimed runs before the samples");
     benchCommand->add_flag("--hot", bench.hot, "Skip the cold-L2 flush between samples");
     benchCommand->add_flag("--hint-sweep", bench.hintSweep, "CUDA: also time the best configs under every cache hint");

@@ -162,6 +162,7 @@ struct SweepArgs {
     double timeoutMs = 1000.0;
     int warmup = 2;
     int maxSamples = 20000;
+    int pipeline = 0;  // samples queued per host wait; 0: 16 for --kernel triton (do_bench's protocol), else 1
     std::string profile;
     std::string shard;
     std::string out;
@@ -227,6 +228,7 @@ SweepPlan buildPlan(const SweepArgs& a, CLI::App& sub) {
     plan.rule.timeoutMs = a.timeoutMs;
     plan.rule.warmupSamples = a.warmup;
     plan.rule.maxSamples = a.maxSamples;
+    plan.rule.pipelineDepth = a.pipeline > 0 ? a.pipeline : defaultPipelineDepth(plan.kernel);
     plan.seed = a.seed;
     plan.eps = static_cast<float>(a.eps);
     plan.measureCopy = !a.noCopy;
@@ -450,6 +452,10 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx) {
                       "Triton cache folder for --kernel triton (default: TRITON_CACHE_DIR or ~/.triton/cache)");
     sweep->add_flag("--cold", args->cold, "flush the L2 before every sample (the default)");
     sweep->add_flag("--hot", args->hot, "do not flush the L2 between samples");
+    sweep->add_option("--pipeline", args->pipeline,
+                      "samples queued back to back per host wait (default: 16 with --kernel triton, as Triton's "
+                      "do_bench; 1 otherwise; docs/measurement.md)")
+        ->check(CLI::Range(0, 256));
     sweep->add_option("--noise", args->noise, "stop when the median's relative noise is at or below this")
         ->capture_default_str();
     sweep->add_option("--min-samples", args->minSamples, "never stop with fewer samples")->capture_default_str();

@@ -178,10 +178,26 @@ Measurement measure(TimedWork& work, const StoppingRule& rule, bool coldL2, cons
     Measurement m;
     // Warm-up: at least one sample, so that first-launch costs (module load, page faults) never reach the data.
     const int warmupSamples = std::max(1, rule.warmupSamples);
+    const int depth = std::clamp(rule.pipelineDepth, 1, 256);
+    std::vector<double> batchMs;
+    std::vector<SampleConditions> batchConditions;
+    const auto takeBatch = [&](int count) {
+        batchMs.clear();
+        batchConditions.clear();
+        if (count == 1) {  // one at a time: exactly the engine's original protocol
+            work.beforeSample(coldL2);
+            batchMs.push_back(work.timeSampleMs());
+            batchConditions.push_back(work.lastConditions());
+        } else {
+            work.timeSamplesMs(count, coldL2, batchMs, batchConditions);
+        }
+        if (batchMs.size() != std::size_t(count) || batchConditions.size() != std::size_t(count))
+            throw Error("", "", "the device returned " + std::to_string(batchMs.size()) + " samples for a batch of " +
+                                    std::to_string(count));
+    };
     while (true) {
-        work.beforeSample(coldL2);
-        (void)work.timeSampleMs();
-        ++m.warmupCount;
+        takeBatch(depth);
+        m.warmupCount += depth;
         if (m.warmupCount >= warmupSamples && elapsedMs() >= rule.warmupMinTimeMs) break;
         if (elapsedMs() >= rule.timeoutMs) break;
     }
@@ -199,17 +215,20 @@ Measurement measure(TimedWork& work, const StoppingRule& rule, bool coldL2, cons
     m.stopReason = StopReason::Timeout;
 
     while (true) {
-        work.beforeSample(coldL2);
-        const double sample = work.timeSampleMs();
-        m.samplesMs.push_back(sample);
-        const SampleConditions conditions = work.lastConditions();
-        m.smClockMHz.push_back(conditions.smClockMHz);
-        m.memClockMHz.push_back(conditions.memClockMHz);
-        m.powerW.push_back(conditions.powerW);
-        m.temperatureC.push_back(conditions.temperatureC);
-        m.clockEventReasons.push_back(conditions.clockEventReasons);
-        sorted.insert(std::upper_bound(sorted.begin(), sorted.end(), sample), sample);
-        measuredMs += sample;
+        // A batch never runs past the sample cap; the stopping rule is checked after each batch.
+        takeBatch(std::min(depth, std::max(1, maxSamples - static_cast<int>(sorted.size()))));
+        for (std::size_t i = 0; i < batchMs.size(); ++i) {
+            const double sample = batchMs[i];
+            const SampleConditions& conditions = batchConditions[i];
+            m.samplesMs.push_back(sample);
+            m.smClockMHz.push_back(conditions.smClockMHz);
+            m.memClockMHz.push_back(conditions.memClockMHz);
+            m.powerW.push_back(conditions.powerW);
+            m.temperatureC.push_back(conditions.temperatureC);
+            m.clockEventReasons.push_back(conditions.clockEventReasons);
+            sorted.insert(std::upper_bound(sorted.begin(), sorted.end(), sample), sample);
+            measuredMs += sample;
+        }
         const std::size_t n = sorted.size();
 
         if (static_cast<int>(n) >= minSamples && measuredMs >= rule.minTimeMs) {

@@ -112,6 +112,7 @@ SweepPlan planFromHeader(const ResultsHeader& header, const std::string& file) {
     plan.rule.timeoutMs = rule.number("timeout_ms");
     plan.rule.maxSamples = rule.smallInt("max_samples");
     plan.rule.stopWhenStalled = rule.boolean("stop_when_stalled");
+    if (rule.json().contains("pipeline_depth")) plan.rule.pipelineDepth = rule.smallInt("pipeline_depth");
     plan.eps = static_cast<float>(r.number("eps"));
     const Json& seed = r.field("seed");
     if (!seed.is_number_integer() || (!seed.is_number_unsigned() && seed.get<std::int64_t>() < 0))

@@ -166,6 +166,8 @@ void addTritonPlanJson(Json& j, const SweepPlan& plan, bool forHash) {
 
 }  // namespace
 
+int defaultPipelineDepth(const std::string& kernel) { return kernel == "triton" ? 16 : 1; }
+
 std::unique_ptr<TimedWork> makeSweepL2NormWork(Device& device, const SweepPlan& plan, const L2NormConfig& config,
                                                int nb, Json* kernelSource) {
     if (plan.kernel != "triton") return device.l2normWork(config, plan.eps);
@@ -215,6 +217,7 @@ void validatePlan(const SweepPlan& plan, const std::vector<const Device*>& devic
     if (!(r.timeoutMs > 0) || !std::isfinite(r.timeoutMs)) throw Error("", "", "--timeout must be > 0");
     if (r.warmupSamples < 0 || !(r.warmupMinTimeMs >= 0)) throw Error("", "", "the warm-up must be >= 0");
     if (r.maxSamples < r.minSamples) throw Error("", "", "the sample cap must be at least --min-samples");
+    if (r.pipelineDepth < 1 || r.pipelineDepth > 256) throw Error("", "", "--pipeline must be 1 to 256");
     if (plan.shard.count < 1 || plan.shard.index < 0 || plan.shard.index >= plan.shard.count)
         throw Error("", "", "--shard must be i/n with 0 <= i < n");
     if (!(plan.eps > 0) || !std::isfinite(plan.eps)) throw Error("", "", "eps must be a positive number");
@@ -238,6 +241,8 @@ Json ruleToJson(const StoppingRule& r) {
     j["stop_when_stalled"] = r.stopWhenStalled;
     j["median_confidence"] = kMedianConfidence;
     j["throttle_fraction"] = kThrottleFraction;
+    // Only when pipelined, so that plans of the one-at-a-time protocol hash as they always did (resume, merge).
+    if (r.pipelineDepth != 1) j["pipeline_depth"] = r.pipelineDepth;
     return j;
 }
 

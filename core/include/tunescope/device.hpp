@@ -68,6 +68,18 @@ public:
     }
     // Bytes read + written by one sample, for achieved bandwidth.
     virtual std::uint64_t bytesMoved() const = 0;
+    // `count` samples queued back to back with no wait in between (each with its flush when cold): the device
+    // keeps working while the host queues the next, as under Triton's do_bench and in production, where the host
+    // runs ahead of the GPU (docs/measurement.md, "Pipelined samples"). Appends one time and one conditions entry
+    // per sample (conditions read once, after the batch). This default runs them one at a time (added in ABI 4).
+    virtual void timeSamplesMs(int count, bool coldL2, std::vector<double>& samplesMs,
+                               std::vector<SampleConditions>& conditions) {
+        for (int i = 0; i < count; ++i) {
+            beforeSample(coldL2);
+            samplesMs.push_back(timeSampleMs());
+            conditions.push_back(lastConditions());
+        }
+    }
 };
 
 // A kernel compiled by Triton (a .cubin or .hsaco from its cache), with what launching it needs. Filled by the
@@ -158,6 +170,7 @@ inline constexpr const char* kCreateBackendSymbol = "tunescope_create_backend";
 // refused with a clear reason instead of crashing. Bump when Device, Backend or TimedWork change shape.
 using PluginAbiFn = int (*)();
 inline constexpr const char* kPluginAbiSymbol = "tunescope_plugin_abi";
-inline constexpr int kPluginAbiVersion = 3;  // 2: TimedWork::lastConditions; 3: the Triton binary entry points
+// 2: TimedWork::lastConditions; 3: the Triton binary entry points; 4: TimedWork::timeSamplesMs (pipelined samples)
+inline constexpr int kPluginAbiVersion = 4;
 
 }  // namespace tunescope

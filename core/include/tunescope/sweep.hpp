@@ -63,6 +63,11 @@ struct SweepPlan {
     std::shared_ptr<const TritonCacheScan> triton;
 };
 
+// Samples queued per host wait by default: 16 for FLA's Triton kernel, whose reference is Triton's do_bench (it
+// queues every sample before it waits; on an H200 the per-sample wait reads 0.5-0.8 us less at NB 1-6, BENCHMARKS.md
+// run 12), 1 for our stand-in kernel (the protocol issue 11's reproducibility runs validated).
+int defaultPipelineDepth(const std::string& kernel);
+
 // The timed work of one l2norm item: our kernel's config, or (kernel "triton") the cache's binary for (config, NB),
 // whose identity goes to `kernelSource` (null for our kernel). Throws Error naming what is missing.
 std::unique_ptr<TimedWork> makeSweepL2NormWork(Device& device, const SweepPlan& plan, const L2NormConfig& config,
