@@ -454,7 +454,7 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx) {
     sweep->add_flag("--hot", args->hot, "do not flush the L2 between samples");
     sweep->add_option("--pipeline", args->pipeline,
                       "samples queued back to back per host wait (default: 16 with --kernel triton, as Triton's "
-                      "do_bench; 1 otherwise; docs/measurement.md)")
+                      "do_bench; 1 otherwise; docs/sweep.md)")
         ->check(CLI::Range(0, 256));
     sweep->add_option("--noise", args->noise, "stop when the median's relative noise is at or below this")
         ->capture_default_str();

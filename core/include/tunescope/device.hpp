@@ -70,7 +70,7 @@ public:
     virtual std::uint64_t bytesMoved() const = 0;
     // `count` samples queued back to back with no wait in between (each with its flush when cold): the device
     // keeps working while the host queues the next, as under Triton's do_bench and in production, where the host
-    // runs ahead of the GPU (docs/measurement.md, "Pipelined samples"). Appends one time and one conditions entry
+    // runs ahead of the GPU (docs/sweep.md, "Pipelined samples"). Appends one time and one conditions entry
     // per sample (conditions read once, after the batch). This default runs them one at a time (added in ABI 4).
     virtual void timeSamplesMs(int count, bool coldL2, std::vector<double>& samplesMs,
                                std::vector<SampleConditions>& conditions) {

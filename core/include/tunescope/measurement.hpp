@@ -20,7 +20,7 @@ struct StoppingRule {
     int maxSamples = 20000;          // hard cap on samples kept (memory), reported as stop reason "sample-cap"
     bool stopWhenStalled = true;     // stop early when the noise stops shrinking above the threshold (see docs)
     // Samples queued back to back per wait of the host (1: the host waits for every sample). Deeper queues keep
-    // the device busy between samples, as Triton's do_bench does (docs/measurement.md, "Pipelined samples").
+    // the device busy between samples, as Triton's do_bench does (docs/sweep.md, "Pipelined samples").
     int pipelineDepth = 1;
 };
 
