@@ -108,6 +108,7 @@ void ValidationPanel::revalidate() {
     debounce_.stop();
     if (!document_ || !document_->hasProfile()) {
         model_->setResult({});
+        counts_.clear();
         summary_->setText(tr("No profile open."));
         emit summaryChanged(summary_->text());
         return;
@@ -127,12 +128,17 @@ void ValidationPanel::revalidate() {
     const std::size_t infos = result.count(Severity::Info);
     model_->setResult(std::move(result));
     view_->resizeColumnsToContents();
-    summary_->setText((errors == 0 ? tr("Valid") : tr("Invalid")) +
-                      tr(": %n error(s), ", nullptr, static_cast<int>(errors)) +
-                      tr("%n warning(s), ", nullptr, static_cast<int>(warnings)) +
-                      tr("%n info(s). Double-click a row to jump to its value.", nullptr, static_cast<int>(infos)));
+    auto count = [](std::size_t n, const QString& one, const QString& many) -> QString {
+        return QString::number(n) + QLatin1Char(' ') + (n == 1 ? one : many);
+    };
+    counts_ = count(errors, tr("error"), tr("errors")) + QStringLiteral(", ") + count(warnings, tr("warning"), tr("warnings")) +
+              (infos > 0 ? QStringLiteral(", ") + count(infos, tr("info"), tr("infos")) : QString());
+    summary_->setText((errors == 0 ? tr("Valid: ") : tr("Invalid: ")) + counts_ +
+                      tr(". Double-click a row to jump to its value."));
     emit summaryChanged(summary_->text());
 }
+
+QString ValidationPanel::summaryText() const { return summary_->text(); }
 
 void ValidationPanel::activate(const QModelIndex& index) {
     if (!index.isValid()) return;

@@ -45,6 +45,9 @@ public:
     QTableView* view() { return view_; }
     // Validates now (the panel otherwise waits a moment after the last edit, so typing stays smooth).
     void revalidate();
+    // "1 error, 19 warnings" of the last validation (empty with no profile), and the panel's summary line.
+    QString countsText() const { return counts_; }
+    QString summaryText() const;
 
 signals:
     // The user activated a diagnostic: show the value at this JSON Pointer.
@@ -59,6 +62,7 @@ private:
     ValidationModel* model_;
     QTableView* view_;
     QLabel* summary_;
+    QString counts_;
     QTimer debounce_;
 };
 
