@@ -397,6 +397,12 @@ private slots:
         window.resize(3800, 720);
         QTRY_VERIFY(!status->isElided());
         QCOMPARE(status->text(), message);  // where it fits, the label shows all of it
+        // A diagnostic too long for its column: the selected one is shown in full, wrapped, under the table.
+        QTableView* diagnostics = window.validationPanel()->view();
+        diagnostics->setCurrentIndex(diagnostics->model()->index(0, ValidationModel::MessageColumn));
+        const QString full = QString::fromStdString(formatDiagnostic(*window.validationPanel()->model()->diagnostic(0)));
+        QCOMPARE(window.validationPanel()->details()->text(), full);
+        QVERIFY(window.validationPanel()->details()->isVisible() && window.validationPanel()->details()->wordWrap());
         window.profileDocument()->undoStack()->setClean();
     }
 

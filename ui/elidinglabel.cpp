@@ -9,7 +9,7 @@ namespace tunescope::ui {
 
 ElidingLabel::ElidingLabel(QWidget* parent) : QLabel(parent) {
     setTextFormat(Qt::PlainText);
-    setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);  // its full width when there is room, less when not
 }
 
 void ElidingLabel::setFullText(const QString& text) {

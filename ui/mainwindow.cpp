@@ -121,7 +121,7 @@ MainWindow::MainWindow(QWidget* parent)
     statusBar()->addWidget(statusMessage_, 3);
     statusBar()->addPermanentWidget(statusValidation_);
     statusBar()->addPermanentWidget(statusSignature_);
-    statusBar()->addPermanentWidget(statusFile_, 1);
+    statusBar()->addPermanentWidget(statusFile_);  // its whole path when there is room, cut in the middle when not
     statusMessageTimer_.setSingleShot(true);
     connect(&statusMessageTimer_, &QTimer::timeout, statusMessage_, [this] { statusMessage_->setFullText({}); });
 

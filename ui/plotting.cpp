@@ -69,8 +69,8 @@ void placeLegendBelow(QCustomPlot* plot, int columns) {
     auto* legendRow = new QCPLayoutGrid;
     plot->plotLayout()->addElement(2, 0, legendRow);
     legendRow->addElement(0, 0, plot->legend);
+    plot->legend->setWrap(columns);  // before the fill order, which re-arranges the items by the wrap
     plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
-    plot->legend->setWrap(columns);
     plot->legend->setVisible(true);
     plot->plotLayout()->setRowStretchFactor(2, 0.001);
 }
@@ -380,8 +380,7 @@ bool PlotWidget::updateHeatmapTicks() {
     heatmapStride_ = stride;
     ticker->setTicks(ticks);
     plot_->yAxis->setLabel(stride == 1 ? tr("config (BT, num_warps, num_stages)")
-                                       : tr("config (BT, num_warps, num_stages): every %1th labelled; hover a row or "
-                                            "zoom in (wheel) for all").arg(stride));
+                                       : tr("config (BT, warps, stages): 1 row in %1 labelled, hover or zoom for all").arg(stride));
     return true;
 }
 

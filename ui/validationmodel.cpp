@@ -4,6 +4,7 @@
 #include <QBrush>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QStyle>
 #include <QTableView>
@@ -73,7 +74,7 @@ QVariant ValidationModel::headerData(int section, Qt::Orientation orientation, i
 
 ValidationPanel::ValidationPanel(ProfileDocument* document, QWidget* parent)
     : QWidget(parent), document_(document), model_(new ValidationModel(this)), view_(new QTableView(this)),
-      summary_(new QLabel(this)) {
+      summary_(new QLabel(this)), details_(new QLabel(this)) {
     setObjectName(QStringLiteral("validationPanel"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -90,8 +91,23 @@ ValidationPanel::ValidationPanel(ProfileDocument* document, QWidget* parent)
     view_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     view_->horizontalHeader()->setStretchLastSection(true);
     view_->setToolTip(tr("Double-click (or press Enter on) a diagnostic to jump to the value it names"));
-    layout->addWidget(view_);
+    layout->addWidget(view_, 1);
+    details_->setObjectName(QStringLiteral("validationDetails"));
+    details_->setTextFormat(Qt::PlainText);
+    details_->setWordWrap(true);
+    details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    details_->setVisible(false);
+    layout->addWidget(details_);
     connect(view_, &QTableView::activated, this, &ValidationPanel::activate);
+    connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+        const Diagnostic* d = model_->diagnostic(current.row());
+        details_->setText(d ? QString::fromStdString(formatDiagnostic(*d)) : QString());
+        details_->setVisible(d != nullptr);
+    });
+    connect(model_, &QAbstractItemModel::modelReset, details_, [this] {
+        details_->clear();
+        details_->setVisible(false);
+    });
 
     debounce_.setSingleShot(true);
     debounce_.setInterval(150);

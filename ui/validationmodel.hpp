@@ -48,6 +48,8 @@ public:
     // "1 error, 19 warnings" of the last validation (empty with no profile), and the panel's summary line.
     QString countsText() const { return counts_; }
     QString summaryText() const;
+    // The current diagnostic in full, wrapped (the table's message column cuts long messages to its width).
+    QLabel* details() { return details_; }
 
 signals:
     // The user activated a diagnostic: show the value at this JSON Pointer.
@@ -62,6 +64,7 @@ private:
     ValidationModel* model_;
     QTableView* view_;
     QLabel* summary_;
+    QLabel* details_;
     QString counts_;
     QTimer debounce_;
 };
