@@ -1,9 +1,11 @@
 #include "elidinglabel.hpp"
 
 #include <QFontMetrics>
+#include <QFontMetricsF>
 #include <QResizeEvent>
 
 #include <algorithm>
+#include <cmath>
 
 namespace tunescope::ui {
 
@@ -26,7 +28,10 @@ QSize ElidingLabel::minimumSizeHint() const { return {fontMetrics().averageCharW
 
 QSize ElidingLabel::sizeHint() const {
     const QMargins m = contentsMargins();
-    return {fontMetrics().horizontalAdvance(full_) + m.left() + m.right() + 2 * margin(), QLabel::sizeHint().height()};
+    // Rounded up, plus a pixel: elidedText() measures in fractions of a pixel and cuts a text that fits "exactly".
+    const QString line = QString(full_).replace(QLatin1Char('\n'), QStringLiteral("  |  "));
+    const int width = static_cast<int>(std::ceil(QFontMetricsF(font()).horizontalAdvance(line))) + 2;
+    return {width + m.left() + m.right() + 2 * margin(), QLabel::sizeHint().height()};
 }
 
 void ElidingLabel::resizeEvent(QResizeEvent* event) {
