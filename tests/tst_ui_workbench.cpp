@@ -126,6 +126,10 @@ private slots:
         QVERIFY(window.openProfile(profilePath, true));
         if (QFile::exists(run6)) QVERIFY2(window.openResults(run6, true), qPrintable(window.lastError()));
         window.show();
+        // A diagnostic selected: its full text shows under the table, and the window must still fit.
+        QTableView* diagnostics = window.validationPanel()->view();
+        diagnostics->setCurrentIndex(diagnostics->model()->index(0, 0));
+        QVERIFY(window.validationPanel()->details()->isVisible());
         for (int page = 0; page < window.pages()->count(); ++page) {
             window.pages()->setCurrentIndex(page);
             const QSize minimum = window.minimumSizeHint().expandedTo(window.minimumSize());
