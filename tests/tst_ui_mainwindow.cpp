@@ -269,6 +269,47 @@ private slots:
         setTrustedPublicKeys({});
     }
 
+    // A signed profile edited on disk by another program: the banner says "does NOT hold"; once the file is
+    // restored, the watcher's re-check turns it back into "holds" (issue 14, item 7).
+    void signatureHoldsAgainAfterRestore() {
+        const QString path = dir.filePath(QStringLiteral("watched-signed.json"));
+        QVERIFY(QFile::copy(profilePath, path));
+        QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner);
+        QString error;
+        const QString keyBase = dir.filePath(QStringLiteral("bob"));
+        QVERIFY2(!generateKeys(keyBase, QString(), &error).isEmpty(), qPrintable(error));
+        QVERIFY2(!signProfileWithKey(path, keyBase + QStringLiteral(".pem"), QString(), &error).isEmpty(), qPrintable(error));
+        setTrustedPublicKeys({keyBase + QStringLiteral(".pub.pem")});
+        const QByteArray original = bytes(path);
+        MainWindow window;
+        QVERIFY(window.openProfile(path, true));
+        QLabel* banner = window.policyEditor()->signatureBanner();
+        QVERIFY2(banner->text().contains(QStringLiteral("holds")) && !banner->text().contains(QStringLiteral("NOT")),
+                 qPrintable(banner->text()));
+
+        // Another program changes one value and saves.
+        Profile edited = loadProfile(path.toStdString());
+        edited.per_NB_policy[5].config.num_warps = edited.per_NB_policy[5].config.num_warps == 2 ? 4 : 2;
+        saveProfile(edited, path.toStdString());
+        QTRY_VERIFY_WITH_TIMEOUT(banner->text().contains(QStringLiteral("does NOT hold")), 5000);
+        QVERIFY(window.signatureText().contains(QStringLiteral("does NOT hold")));
+        QCOMPARE(window.policyEditor()->model()->index(5, PolicyTableModel::WarpsColumn).data().toInt(),
+                 edited.per_NB_policy[5].config.num_warps);
+
+        // Restored byte for byte (as `git checkout` would): the signature holds again, the table shows the original.
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(original);
+        file.close();
+        QTRY_VERIFY_WITH_TIMEOUT(!banner->text().contains(QStringLiteral("NOT")) && banner->text().contains(QStringLiteral("holds")), 5000);
+        QVERIFY2(window.signatureText().contains(QStringLiteral("holds")) && !window.signatureText().contains(QStringLiteral("NOT")),
+                 qPrintable(window.signatureText()));
+        QVERIFY(window.findChild<QLabel*>(QStringLiteral("statusSignature"))->text().contains(QStringLiteral("valid")));
+        QCOMPARE(bytes(path), original);
+        QVERIFY(!window.profileDocument()->isModified());
+        setTrustedPublicKeys({});
+    }
+
 private:
     QTemporaryDir dir;
     QString profilePath;

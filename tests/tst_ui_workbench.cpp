@@ -2,6 +2,8 @@
 // the window fits 1280x720, unconverged points are marked and never "best", tooltips carry the hovered record's
 // numbers, a sweep asks before replacing loaded results, two real H200 runs compare with the expected verdict
 // counts, a profile changed on disk is reloaded (or the user is asked), and `tunescope --version` needs no display.
+#include <functional>
+
 #include <QAbstractItemModelTester>
 #include <QAction>
 #include <QItemSelectionModel>
@@ -22,8 +24,15 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <QTreeView>
+#include <QHeaderView>
+#include <QStatusBar>
+#include <QUndoStack>
+#include <QWheelEvent>
 
 #include "compareview.hpp"
+#include "elidinglabel.hpp"
+#include "jsontreemodel.hpp"
 #include "cublasltview.hpp"
 #include "mainwindow.hpp"
 #include "plotsview.hpp"
@@ -38,6 +47,7 @@
 #include "tunescope/profile.hpp"
 #include "tunescope/report.hpp"
 #include "tunescope/results.hpp"
+#include "validationmodel.hpp"
 
 using namespace tunescope;
 using namespace tunescope::ui;
@@ -116,6 +126,10 @@ private slots:
         QVERIFY(window.openProfile(profilePath, true));
         if (QFile::exists(run6)) QVERIFY2(window.openResults(run6, true), qPrintable(window.lastError()));
         window.show();
+        // A diagnostic selected: its full text shows under the table, and the window must still fit.
+        QTableView* diagnostics = window.validationPanel()->view();
+        diagnostics->setCurrentIndex(diagnostics->model()->index(0, 0));
+        QVERIFY(window.validationPanel()->details()->isVisible());
         for (int page = 0; page < window.pages()->count(); ++page) {
             window.pages()->setCurrentIndex(page);
             const QSize minimum = window.minimumSizeHint().expandedTo(window.minimumSize());
@@ -128,6 +142,22 @@ private slots:
         }
         QVERIFY(window.validationDock()->features().testFlag(QDockWidget::DockWidgetFloatable));
         QVERIFY(window.validationDock()->isVisible());
+        // The dock (with its summary line) and the status bar lie inside the 1280x720 window, not cut off. ctest
+        // runs this test a second time at QT_SCALE_FACTOR=2 (tst_ui_workbench_scale2): 1280x720 device-independent
+        // pixels are a 2560x1440 panel, and the same must hold there.
+        if (qEnvironmentVariableIsSet("QT_SCALE_FACTOR"))
+            QCOMPARE(window.devicePixelRatio(), qEnvironmentVariable("QT_SCALE_FACTOR").toDouble());
+        const QRect inside = window.rect();
+        QVERIFY(window.statusBar()->isVisible());
+        QVERIFY2(inside.contains(window.statusBar()->geometry()), "the status bar is cut off");
+        QVERIFY(window.statusBar()->height() >= window.statusBar()->minimumSizeHint().height());
+        const QRect dock = window.validationDock()->geometry();
+        QVERIFY2(inside.contains(dock), "the validation dock is cut off");
+        auto* summary = window.validationPanel()->findChild<QLabel*>(QStringLiteral("validationSummary"));
+        QVERIFY(summary && summary->isVisible());
+        QVERIFY2(!summary->visibleRegion().isEmpty() && summary->height() >= summary->minimumSizeHint().height(),
+                 "the validation summary is hidden");
+        QVERIFY(!window.statusValidation()->text().isEmpty());
     }
 
     // 3 and 4: unconverged points are drawn apart, never "best", out of the regret; tooltips are the record's.
@@ -302,6 +332,274 @@ private slots:
             for (const HeuristicAlgorithm& algo : heuristics.algorithms) matching += algo.config == loaded.selected->config;
         QVERIFY(matching > 0);
         QCOMPARE(marked, matching);
+    }
+
+    // 8: regret, evidence and best texts are never cut off (columns follow edits), the Document tab's columns fit
+    // their values, and a status message too long for the bar keeps its full text (tooltip, message log).
+    void textIsNotCutOff() {
+        if (!QFile::exists(run6)) QSKIP("bench/results/h200-run6 is not in this checkout");
+        const QString path = dir.filePath(QStringLiteral("cutoff.json"));
+        QVERIFY(QFile::copy(profilePath, path));
+        QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner);
+        MainWindow window;
+        QVERIFY(window.openProfile(path, true));
+        QVERIFY(window.openResults(run6, true));
+        window.resize(1280, 720);
+        window.show();
+        window.showPage(MainWindow::Page::Policy);
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        // Promote replaces evidence and regret texts by longer ones: an edit, not a reset, so the columns must follow.
+        QVERIFY(window.sweepView()->promoteWinners() > 0);
+        QTableView* table = window.policyEditor()->view();
+        auto fits = [table](int column) {
+            for (int row = 0; row < table->model()->rowCount(); ++row) {
+                const QModelIndex index = table->model()->index(row, column);
+                if (table->columnWidth(column) < table->sizeHintForIndex(index).width()) return false;
+            }
+            return true;
+        };
+        for (int column : {int(PolicyTableModel::EvidenceColumn), int(PolicyTableModel::MeasuredColumn),
+                           int(PolicyTableModel::BestColumn), int(PolicyTableModel::RegretColumn)}) {
+            QTRY_VERIFY2(fits(column), qPrintable(QStringLiteral("column %1 cuts its text").arg(column)));
+            for (int row = 0; row < table->model()->rowCount(); ++row) {
+                const QModelIndex index = table->model()->index(row, column);
+                const QString text = index.data().toString();
+                if (!text.isEmpty())
+                    QVERIFY2(index.data(Qt::ToolTipRole).toString().contains(text), qPrintable(text));  // the full text on hover
+            }
+        }
+
+        // The Document tab: every shown cell as wide as its text; the tooltip carries the whole value.
+        window.showPage(MainWindow::Page::Document);
+        QTreeView* tree = window.documentTree();
+        tree->expandAll();
+        QTest::qWait(50);
+        std::function<void(const QModelIndex&)> check = [&](const QModelIndex& parent) {
+            for (int row = 0; row < tree->model()->rowCount(parent); ++row) {
+                for (int column = 0; column < tree->model()->columnCount(parent); ++column) {
+                    const QModelIndex index = tree->model()->index(row, column, parent);
+                    QVERIFY2(tree->visualRect(index).width() >= tree->sizeHintForIndex(index).width(),
+                             qPrintable(index.data().toString()));
+                    if (column == JsonTreeModel::ValueColumn)
+                        QVERIFY(index.data(Qt::ToolTipRole).toString().contains(index.data().toString()));
+                }
+                check(tree->model()->index(row, 0, parent));
+            }
+        };
+        check({});
+
+        // A status message longer than the bar: full text kept, tooltip when cut, in the log; the window stays narrow.
+        QVERIFY(window.exportFla(dir.filePath(QStringLiteral("cutoff-export"))));
+        ElidingLabel* status = window.statusMessage();
+        const QString message = status->fullText();
+        QVERIFY2(message.startsWith(QStringLiteral("Wrote ")) && message.contains(QStringLiteral("sha256")), qPrintable(message));
+        QVERIFY(window.messageLog().last().endsWith(message));
+        QTRY_VERIFY(status->isElided() ? status->toolTip() == message : status->fontMetrics().horizontalAdvance(message) <= status->width());
+        QVERIFY(status->isElided());  // a 64-digit digest and two paths do not fit 1280 px
+        QCOMPARE(status->toolTip(), message);
+        QVERIFY(window.minimumSizeHint().width() <= 1280);
+        window.resize(3800, 720);
+        QTRY_VERIFY(!status->isElided());
+        QCOMPARE(status->text(), message);  // where it fits, the label shows all of it
+        // A diagnostic too long for its column: the selected one is shown in full, wrapped, under the table.
+        QTableView* diagnostics = window.validationPanel()->view();
+        diagnostics->setCurrentIndex(diagnostics->model()->index(0, ValidationModel::MessageColumn));
+        const QString full = QString::fromStdString(formatDiagnostic(*window.validationPanel()->model()->diagnostic(0)));
+        QCOMPARE(window.validationPanel()->details()->text(), full);
+        QVERIFY(window.validationPanel()->details()->isVisible() && window.validationPanel()->details()->wordWrap());
+        window.profileDocument()->undoStack()->setClean();
+    }
+
+    // 8: the validation counts (dock title, status bar, summary) follow an edit that adds or removes a diagnostic.
+    void validationCountFollowsEdits() {
+        MainWindow window;
+        QVERIFY(window.openProfile(profilePath, true));
+        ValidationPanel* panel = window.validationPanel();
+        const std::size_t warnings = panel->model()->result().count(Severity::Warning);
+        const QString before = QStringLiteral("0 errors, %1 warnings").arg(warnings);
+        QVERIFY2(window.validationDock()->windowTitle().contains(before), qPrintable(window.validationDock()->windowTitle()));
+        QVERIFY(window.statusValidation()->text().contains(before));
+        // NB 1 keeps production's basis with another config: one error.
+        PolicyEntry entry = *window.profileDocument()->entry(1);
+        entry.config.num_warps = entry.config.num_warps == 2 ? 4 : 2;
+        QVERIFY(window.profileDocument()->setEntries({entry}, QStringLiteral("test edit")));
+        const QString after = QStringLiteral("1 error, %1 warnings").arg(warnings);
+        QTRY_VERIFY2(window.validationDock()->windowTitle().contains(after), qPrintable(window.validationDock()->windowTitle()));
+        QVERIFY(window.statusValidation()->text().contains(after));
+        QVERIFY(panel->summaryText().contains(after));
+        // Undo removes it again.
+        window.profileDocument()->undoStack()->undo();
+        QTRY_VERIFY(window.validationDock()->windowTitle().contains(before));
+        QVERIFY(window.statusValidation()->text().contains(before));
+        // A hand edit through the table makes the entry prospective: one warning more.
+        PolicyTableModel* model = window.policyEditor()->model();
+        const int row = model->rowOfNb(1);
+        const int warps = model->index(row, PolicyTableModel::WarpsColumn).data().toInt();
+        QVERIFY(model->setData(model->index(row, PolicyTableModel::WarpsColumn), warps == 2 ? 4 : 2));
+        const QString oneMore = QStringLiteral("0 errors, %1 warnings").arg(warnings + 1);
+        QTRY_VERIFY2(window.statusValidation()->text().contains(oneMore), qPrintable(window.statusValidation()->text()));
+        QVERIFY(window.validationDock()->windowTitle().contains(oneMore));
+        window.profileDocument()->undoStack()->setClean();
+    }
+
+    // 10: the policy table sorts (numbers as numbers) and filters; edits through the sorted view reach the right NB.
+    void policyTableSortsAndFilters() {
+        if (!QFile::exists(run6)) QSKIP("bench/results/h200-run6 is not in this checkout");
+        MainWindow window;
+        QVERIFY(window.openProfile(profilePath, true));
+        QVERIFY(window.openResults(run6, true));
+        PolicyEditor* editor = window.policyEditor();
+        QAbstractItemModelTester tester(editor->proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QTableView* table = editor->view();
+        QVERIFY(table->isSortingEnabled());
+        QAbstractItemModel* shown = table->model();
+        QCOMPARE(shown, static_cast<QAbstractItemModel*>(editor->proxy()));
+
+        // BT ascending: 8 before 16 before 128 (a text sort puts "128" before "16").
+        table->sortByColumn(PolicyTableModel::BtColumn, Qt::AscendingOrder);
+        for (int row = 1; row < shown->rowCount(); ++row)
+            QVERIFY(shown->index(row - 1, PolicyTableModel::BtColumn).data().toInt() <= shown->index(row, PolicyTableModel::BtColumn).data().toInt());
+        // Regret descending: the largest regret first; rows without a number last.
+        table->sortByColumn(PolicyTableModel::RegretColumn, Qt::DescendingOrder);
+        double previous = std::numeric_limits<double>::infinity();
+        bool sawNumber = false;
+        for (int row = 0; row < shown->rowCount(); ++row) {
+            const double value = shown->index(row, PolicyTableModel::RegretColumn).data(PolicyTableModel::SortRole).toDouble();
+            QVERIFY(value <= previous);
+            previous = value;
+            sawNumber = sawNumber || value < 1e300;
+        }
+        QVERIFY(sawNumber);
+        table->sortByColumn(PolicyTableModel::RegretColumn, Qt::AscendingOrder);
+        QVERIFY(shown->index(0, PolicyTableModel::NbColumn).data().toInt() != 1 ||
+                shown->index(1, PolicyTableModel::NbColumn).data().toInt() != 2);  // not the profile's order
+
+        // An edit through the sorted view lands on the NB of the row shown, and only there.
+        const QModelIndex first = shown->index(0, PolicyTableModel::WarpsColumn);
+        const qlonglong nb = first.data(PolicyTableModel::NbRole).toLongLong();
+        const int warps = first.data().toInt();
+        const int newWarps = warps == 2 ? 4 : 2;
+        const Profile before = window.profileDocument()->profile();
+        QVERIFY(shown->setData(first, newWarps));
+        QCOMPARE(window.profileDocument()->entry(nb)->config.num_warps, newWarps);
+        for (const PolicyEntry& entry : before.per_NB_policy)
+            if (entry.NB != nb) QCOMPARE(window.profileDocument()->entry(entry.NB)->config, entry.config);
+        // Selection maps to source rows: apply the config of the current (sorted) row to another shown row.
+        const QModelIndex source = shown->index(shown->rowCount() - 1, PolicyTableModel::BtColumn);
+        const qlonglong target = source.data(PolicyTableModel::NbRole).toLongLong();
+        table->selectionModel()->clearSelection();
+        table->selectionModel()->select(source, QItemSelectionModel::Select);
+        QCOMPARE(editor->selectedRows(), QList<int>{editor->model()->rowOfNb(target)});
+        table->setCurrentIndex(editor->viewIndex(editor->model()->index(editor->model()->rowOfNb(nb), PolicyTableModel::BtColumn)));
+        table->selectionModel()->clearSelection();
+        table->selectionModel()->select(source, QItemSelectionModel::Select);
+        editor->applyCurrentConfigToSelection();
+        QCOMPARE(window.profileDocument()->entry(target)->config, window.profileDocument()->entry(nb)->config);
+
+        // Filters: one NB, a config field, a word anywhere.
+        editor->filterEdit()->setText(QStringLiteral("nb=14"));
+        QCOMPARE(shown->rowCount(), 1);
+        QCOMPARE(shown->index(0, 0).data(PolicyTableModel::NbRole).toInt(), 14);
+        editor->filterEdit()->setText(QStringLiteral("bt=16"));
+        int bt16 = 0;
+        for (const PolicyEntry& entry : window.profileDocument()->profile().per_NB_policy) bt16 += entry.config.BT == 16;
+        QVERIFY(bt16 > 0);
+        QCOMPARE(shown->rowCount(), bt16);
+        for (int row = 0; row < shown->rowCount(); ++row) QCOMPARE(shown->index(row, PolicyTableModel::BtColumn).data().toInt(), 16);
+        editor->filterEdit()->setText(QStringLiteral("manual-edit"));
+        QCOMPARE(shown->rowCount(), 2);  // the two rows edited above
+        // A jump to a row the filter hides clears the filter.
+        QVERIFY(window.policyEditor()->jumpToPointer(QStringLiteral("/per_NB_policy/0/basis")));
+        QVERIFY(editor->filterEdit()->text().isEmpty());
+        QCOMPARE(table->currentIndex().data(PolicyTableModel::NbRole).toInt(), 1);
+        window.profileDocument()->undoStack()->setClean();
+    }
+
+    // 6: the relative latency view's legend (and the absolute one's) sits on no plotted point.
+    void latencyLegendHidesNoPoint() {
+        if (!QFile::exists(run6)) QSKIP("bench/results/h200-run6 is not in this checkout");
+        ProfileDocument profile;
+        ResultsDocument results;
+        QString error;
+        QVERIFY(profile.load(profilePath, &error));
+        QVERIFY(results.load(run6, &error));
+        PlotsView view(&profile, &results);
+        view.resize(1200, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        PlotWidget* plot = view.latencyPlot();
+        for (bool relative : {true, false}) {
+            plot->setLatencyRelative(relative);
+            plot->replotNowMs();
+            const auto legend = plot->legendRect();
+            QVERIFY(legend.has_value() && legend->width() > 50);
+            int checked = 0;
+            for (int i = 0;; ++i) {
+                const auto position = plot->positionOfPoint(i);
+                if (!position) break;
+                ++checked;
+                QVERIFY2(!legend->contains(*position),
+                         qPrintable(QStringLiteral("relative %1: point %2 at %3,%4 is under the legend")
+                                        .arg(relative).arg(i).arg(position->x()).arg(position->y())));
+            }
+            QVERIFY(checked >= plot->pointCount());
+        }
+    }
+
+    // 6: heatmap config labels: thinned only as far as the height needs, never overlapping, every row named on
+    // hover over the labels, and every row labelled once zoomed in.
+    void heatmapLabelsReadable() {
+        if (!QFile::exists(run6)) QSKIP("bench/results/h200-run6 is not in this checkout");
+        ResultsDocument results;
+        QString error;
+        QVERIFY(results.load(run6, &error));
+        const int configs = static_cast<int>(results.index().configs().size());
+        QCOMPARE(configs, 75);
+        PlotWidget heatmap(PlotWidget::Kind::Heatmap);
+        heatmap.setResults(&results.index(), {});
+        auto settle = [&heatmap] {
+            for (int i = 0; i < 3; ++i) {
+                heatmap.replotNowMs();
+                QCoreApplication::processEvents();
+            }
+        };
+        // Tall: every config labelled.
+        heatmap.resize(1000, 1400);
+        heatmap.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&heatmap));
+        settle();
+        QCOMPARE(heatmap.heatmapTickLabels().size(), configs);
+        // Short: thinned, with at least a line of the label font per label.
+        heatmap.resize(1000, 520);
+        settle();
+        const QStringList labels = heatmap.heatmapTickLabels();
+        QVERIFY2(labels.size() < configs && labels.size() >= 10, qPrintable(QString::number(labels.size())));
+        const int rowPixels = std::abs(heatmap.positionOfPoint(1)->y() - heatmap.positionOfPoint(0)->y());
+        const int stride = (configs + labels.size() - 1) / labels.size();
+        QFont font = heatmap.font();
+        font.setPointSize(7);
+        QVERIFY2(stride * rowPixels >= QFontMetrics(font).height(), qPrintable(QStringLiteral("%1 x %2 px").arg(stride).arg(rowPixels)));
+        // Hovering the labels names every row, labelled or not.
+        for (int column = 0; column < configs; ++column) {
+            const QPoint cell = *heatmap.positionOfPoint(column);
+            const QString text = heatmap.hoverTextAt(QPoint(4, cell.y()));
+            QVERIFY2(text.startsWith(QStringLiteral("config ") + configLabel(results.index().configs()[static_cast<std::size_t>(column)])),
+                     qPrintable(text));
+        }
+        // Zoomed in (mouse wheel), every row in view gets its label.
+        QWidget* canvas = heatmap.findChild<QWidget*>(QStringLiteral("plot"));
+        QVERIFY(canvas);
+        const QPoint centre = *heatmap.positionOfPoint(configs / 2);
+        QWheelEvent wheel(centre, canvas->mapToGlobal(centre), QPoint(), QPoint(0, 120 * 8), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+        QApplication::sendEvent(canvas, &wheel);
+        settle();
+        const QStringList zoomed = heatmap.heatmapTickLabels();
+        QList<int> rows;  // the labelled config rows, in order
+        for (int column = 0; column < configs; ++column)
+            if (zoomed.contains(configLabel(results.index().configs()[static_cast<std::size_t>(column)]))) rows << column;
+        QVERIFY2(rows.size() >= 3 && rows.size() < configs, qPrintable(QString::number(rows.size())));
+        for (int i = 1; i < rows.size(); ++i) QCOMPARE(rows[i], rows[i - 1] + 1);  // no row skipped in view
     }
 
     // .jsonl.gz opens directly.

@@ -373,7 +373,10 @@ void CompareView::rebuildPlot() {
         // The legend in one row under the title, off the data (over 2400 points, any corner inside hides some).
         plot_->axisRect()->insetLayout()->take(plot_->legend);
         plot_->plotLayout()->insertRow(1);
-        plot_->plotLayout()->addElement(1, 0, plot_->legend);
+        auto* legendRow = new QCPLayoutGrid;  // a grid of its own, inset: the legend's frame stays inside the widget
+        legendRow->setMargins(QMargins(2, 0, 3, 0));
+        plot_->plotLayout()->addElement(1, 0, legendRow);
+        legendRow->addElement(0, 0, plot_->legend);
         plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
         plot_->legend->setMargins(QMargins(4, 2, 4, 2));
         plot_->plotLayout()->setRowStretchFactor(1, 0.001);

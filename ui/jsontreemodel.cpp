@@ -85,7 +85,11 @@ QVariant JsonTreeModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid()) return {};
     const Node* node = nodeOf(index);
     if (role == PointerRole) return node->pointer.isEmpty() ? QStringLiteral("/") : node->pointer;
-    if (role == Qt::ToolTipRole) return node->pointer.isEmpty() ? QStringLiteral("/") : node->pointer;
+    if (role == Qt::ToolTipRole) {
+        // The pointer, and the whole value: a long string is never only in a column too narrow for it.
+        const QString pointer = node->pointer.isEmpty() ? QStringLiteral("/") : node->pointer;
+        return index.column() == ValueColumn ? QString(pointer + QLatin1Char('\n') + node->value) : pointer;
+    }
     if (role != Qt::DisplayRole) return {};
     switch (index.column()) {
     case KeyColumn: return node->key;

@@ -12,6 +12,11 @@
 #include <QFileInfo>
 #include <QFileSystemWatcher>
 #include <QCryptographicHash>
+#include <QDateTime>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QPlainTextEdit>
+#include <QVBoxLayout>
 #include <QScreen>
 #include <QScrollArea>
 #include <QHeaderView>
@@ -32,6 +37,7 @@
 #include "compareview.hpp"
 #include "cublasltview.hpp"
 #include "diffview.hpp"
+#include "elidinglabel.hpp"
 #include "jsontreemodel.hpp"
 #include "plotsview.hpp"
 #include "policyeditor.hpp"
@@ -66,8 +72,8 @@ MainWindow::MainWindow(QWidget* parent)
       cublasLt_(new CublasLtView(this)), diff_(new DiffView(profile_, this)), compare_(new CompareView(this)),
       watcher_(new QFileSystemWatcher(this)), documentTree_(new QTreeView(this)),
       documentModel_(new JsonTreeModel(this)), validation_(new ValidationPanel(profile_, this)),
-      validationDock_(new QDockWidget(tr("Validation"), this)), statusFile_(new QLabel(this)),
-      statusSignature_(new QLabel(this)) {
+      validationDock_(new QDockWidget(tr("Validation"), this)), statusMessage_(new ElidingLabel(this)),
+      statusFile_(new ElidingLabel(this)), statusSignature_(new QLabel(this)), statusValidation_(new QLabel(this)) {
     initTuneScopeResources();
     setObjectName(QStringLiteral("mainWindow"));
     setWindowIcon(QIcon(QStringLiteral(":/tunescope/tunescope.svg")));
@@ -90,6 +96,10 @@ MainWindow::MainWindow(QWidget* parent)
     documentTree_->setModel(documentModel_);
     documentTree_->setUniformRowHeights(true);
     documentTree_->setAlternatingRowColors(true);
+    // Every column as wide as its longest shown text; the tree scrolls sideways rather than cutting values off.
+    documentTree_->header()->setStretchLastSection(false);
+    documentTree_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    documentTree_->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     pages_->addTab(documentTree_, tr("Document"));
     pages_->addTab(compare_, tr("Compare"));
     pages_->setUsesScrollButtons(true);
@@ -103,14 +113,23 @@ MainWindow::MainWindow(QWidget* parent)
     setDockOptions(dockOptions() | QMainWindow::AllowTabbedDocks);
     addDockWidget(Qt::BottomDockWidgetArea, validationDock_);
 
+    statusMessage_->setObjectName(QStringLiteral("statusMessage"));
     statusFile_->setObjectName(QStringLiteral("statusFile"));
+    statusFile_->setElideMode(Qt::ElideMiddle);
     statusSignature_->setObjectName(QStringLiteral("statusSignature"));
+    statusValidation_->setObjectName(QStringLiteral("statusValidation"));
+    statusBar()->addWidget(statusMessage_, 3);
+    statusBar()->addPermanentWidget(statusValidation_);
     statusBar()->addPermanentWidget(statusSignature_);
-    statusBar()->addPermanentWidget(statusFile_);
+    statusBar()->addPermanentWidget(statusFile_);  // its whole path when there is room, cut in the middle when not
+    statusMessageTimer_.setSingleShot(true);
+    connect(&statusMessageTimer_, &QTimer::timeout, statusMessage_, [this] { statusMessage_->setFullText({}); });
 
     createMenus();
 
     connect(validation_, &ValidationPanel::jumpRequested, this, &MainWindow::jumpToPointer);
+    connect(validation_, &ValidationPanel::summaryChanged, this, &MainWindow::updateValidationCounts);
+    updateValidationCounts();
     connect(profile_, &ProfileDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(profile_, &ProfileDocument::filePathChanged, this, &MainWindow::updateTitle);
     connect(profile_, &ProfileDocument::reset, this, &MainWindow::refreshDocumentTree);
@@ -119,7 +138,7 @@ MainWindow::MainWindow(QWidget* parent)
     documentTreeTimer_.setInterval(300);
     connect(&documentTreeTimer_, &QTimer::timeout, this, &MainWindow::refreshDocumentTree);
     connect(profile_, &ProfileDocument::entriesChanged, &documentTreeTimer_, qOverload<>(&QTimer::start));
-    auto showMessage = [this](const QString& text) { statusBar()->showMessage(text, 8000); };
+    auto showMessage = [this](const QString& text) { showStatus(text, 8000); };
     connect(editor_, &PolicyEditor::message, this, showMessage);
     connect(sweep_, &SweepView::message, this, showMessage);
     connect(cublasLt_, &CublasLtView::message, this, showMessage);
@@ -134,7 +153,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(&watchTimer_, &QTimer::timeout, this, &MainWindow::onWatchedFileChanged);
     connect(profile_, &ProfileDocument::saved, this, &MainWindow::watchProfile);
     connect(plots_, &PlotsView::hovered, this, [this](const QString& text) {
-        if (!text.isEmpty()) statusBar()->showMessage(QString(text).replace(QLatin1Char('\n'), QStringLiteral("  |  ")), 4000);
+        if (!text.isEmpty()) showStatus(text, 4000, false);  // hover texts: too many for the log
     });
     connect(cublasLt_, &CublasLtView::reportOpened, this, &MainWindow::addRecentFile);
 
@@ -223,6 +242,7 @@ void MainWindow::createMenus() {
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->addAction(validationDock_->toggleViewAction());
+    view->addAction(tr("&Message log"), this, &MainWindow::showMessageLog)->setObjectName(QStringLiteral("messageLogAction"));
     const QStringList names{tr("Policy"), tr("Plots"), tr("Sweep"), tr("cuBLASLt"), tr("Diff"), tr("Document"), tr("Compare")};
     for (int i = 0; i < names.size(); ++i) {
         QAction* action = view->addAction(names[i], this, [this, i] { pages_->setCurrentIndex(i); });
@@ -236,6 +256,38 @@ void MainWindow::createMenus() {
                               "profiles, NB sweeps and cuBLASLt exploration.")
                                .arg(QString::fromStdString(versionString()), QString::fromStdString(gitSha())));
     });
+}
+
+void MainWindow::showStatus(const QString& text, int timeoutMs, bool log) {
+    statusMessage_->setFullText(text);
+    if (timeoutMs > 0) statusMessageTimer_.start(timeoutMs);
+    if (!log || text.isEmpty()) return;
+    messageLog_.push_back(QDateTime::currentDateTime().toString(QStringLiteral("HH:mm:ss  ")) + text);
+    constexpr qsizetype kMaxLog = 500;
+    if (messageLog_.size() > kMaxLog) messageLog_.remove(0, messageLog_.size() - kMaxLog);
+}
+
+void MainWindow::showMessageLog() {
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Message log"));
+    auto* layout = new QVBoxLayout(&dialog);
+    auto* text = new QPlainTextEdit(&dialog);
+    text->setReadOnly(true);
+    text->setPlainText(messageLog_.isEmpty() ? tr("(no messages yet)") : messageLog_.join(QLatin1Char('\n')));
+    layout->addWidget(text);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, &dialog);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    layout->addWidget(buttons);
+    dialog.resize(900, 400);
+    dialog.exec();
+}
+
+void MainWindow::updateValidationCounts() {
+    // The counts where they stay visible: the status bar, and the dock's title (shown when it is tabbed or small).
+    const QString counts = validation_->countsText();
+    validationDock_->setWindowTitle(counts.isEmpty() ? tr("Validation") : tr("Validation: %1").arg(counts));
+    statusValidation_->setText(counts);
+    statusValidation_->setToolTip(validation_->summaryText());
 }
 
 QStringList MainWindow::recentFiles() const { return QSettings().value(kRecentFiles).toStringList(); }
@@ -266,7 +318,7 @@ void MainWindow::rebuildRecentMenu() {
 
 void MainWindow::fail(const QString& title, const QString& message, bool quiet) {
     lastError_ = message;
-    statusBar()->showMessage(message, 10000);
+    showStatus(message, 10000);
     if (!quiet) QMessageBox::warning(this, title, message);
 }
 
@@ -330,7 +382,7 @@ bool MainWindow::openProfile(const QString& path, bool quiet) {
     updateSignature();
     watchProfile();
     showPage(Page::Policy);
-    statusBar()->showMessage(tr("Opened %1").arg(path), 5000);
+    showStatus(tr("Opened %1").arg(path), 5000);
     return true;
 }
 
@@ -360,7 +412,7 @@ bool MainWindow::importFile(const QString& path, DocumentKindHint kind, bool qui
     }
     addRecentFile(path);
     showPage(Page::Policy);
-    statusBar()->showMessage(tr("Imported %1: %2 policy entries set, %3 evidence added, %4 replaced, %5 skipped")
+    showStatus(tr("Imported %1: %2 policy entries set, %3 evidence added, %4 replaced, %5 skipped")
                                  .arg(QFileInfo(path).fileName())
                                  .arg(summary.policySet)
                                  .arg(summary.evidenceAdded)
@@ -378,7 +430,7 @@ bool MainWindow::openResults(const QString& path, bool quiet) {
     }
     addRecentFile(path);
     if (results_->file().truncatedTail)
-        statusBar()->showMessage(tr("%1: the last line was incomplete (a killed sweep?) and was ignored").arg(path), 10000);
+        showStatus(tr("%1: the last line was incomplete (a killed sweep?) and was ignored").arg(path), 10000);
     showPage(Page::Plots);
     return true;
 }
@@ -409,7 +461,7 @@ bool MainWindow::saveAs(const QString& path) {
         return false;
     }
     addRecentFile(path);
-    statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+    showStatus(tr("Saved %1").arg(path), 5000);
     return true;
 }
 
@@ -420,7 +472,7 @@ bool MainWindow::exportFla(const QString& dir) {
     }
     try {
         const FlaExportResult result = tunescope::exportFla(profile_->profile(), dir.toStdString());
-        statusBar()->showMessage(tr("Wrote %1 and %2 (sha256 %3)")
+        showStatus(tr("Wrote %1 and %2 (sha256 %3)")
                                      .arg(QString::fromStdString(result.configFile.string()),
                                           QString::fromStdString(result.manifestFile.string()),
                                           QString::fromStdString(result.configSha256)),
@@ -473,13 +525,12 @@ void MainWindow::refreshDocumentTree() {
     }
     documentModel_->setDocument(toJson(profile_->profile()));
     documentTree_->expandToDepth(0);
-    documentTree_->header()->resizeSection(0, 260);
 }
 
 void MainWindow::updateTitle() {
     const QString name = profile_->hasProfile() ? profile_->displayName() : tr("no profile");
     setWindowTitle(name + (profile_->isModified() ? QStringLiteral(" *") : QString()) + QStringLiteral(" - TuneScope"));
-    statusFile_->setText(profile_->filePath().isEmpty() ? name : profile_->filePath());
+    statusFile_->setFullText(profile_->filePath().isEmpty() ? name : profile_->filePath());
 }
 
 void MainWindow::updateSignature() {
@@ -556,7 +607,7 @@ void MainWindow::checkProfileOnDisk() {
             QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
         reloadPromptOpen_ = false;
         if (answer != QMessageBox::Yes) {
-            statusBar()->showMessage(tr("%1 changed on disk; your edits are kept (saving will overwrite it)").arg(path), 10000);
+            showStatus(tr("%1 changed on disk; your edits are kept (saving will overwrite it)").arg(path), 10000);
             return;
         }
     }
@@ -566,7 +617,7 @@ void MainWindow::checkProfileOnDisk() {
         return;
     }
     updateSignature();
-    statusBar()->showMessage(tr("Reloaded %1 (changed on disk)").arg(path), 8000);
+    showStatus(tr("Reloaded %1 (changed on disk)").arg(path), 8000);
 }
 
 void MainWindow::openDialog() {

@@ -16,6 +16,7 @@ class QTreeView;
 namespace tunescope::ui {
 
 class CompareView;
+class ElidingLabel;
 class CublasLtView;
 class DiffView;
 class JsonTreeModel;
@@ -71,6 +72,12 @@ public:
     QString lastError() const { return lastError_; }
     QStringList recentFiles() const;
     QString signatureText() const;
+    // Status messages go to a label that never widens the window: cut to fit with the full text in its tooltip,
+    // and kept (with the time) in the message log (View > Message log). `log` false for hover texts.
+    void showStatus(const QString& text, int timeoutMs = 8000, bool log = true);
+    ElidingLabel* statusMessage() { return statusMessage_; }
+    QLabel* statusValidation() { return statusValidation_; }
+    QStringList messageLog() const { return messageLog_; }
     // The profile changed on disk: reload it when it has no unsaved edits, else ask (reload or keep the edits).
     // Also re-checks the signature. Public for tests; the file watcher calls it.
     void checkProfileOnDisk();
@@ -87,6 +94,8 @@ private:
     void updateTitle();
     void updateSignature();
     void refreshDocumentTree();
+    void updateValidationCounts();
+    void showMessageLog();
     void fail(const QString& title, const QString& message, bool quiet);
     bool requireSavedProfile(const QString& action);
     void openDialog();
@@ -115,8 +124,12 @@ private:
     ValidationPanel* validation_;
     QDockWidget* validationDock_;
     QMenu* recentMenu_ = nullptr;
-    QLabel* statusFile_;
+    ElidingLabel* statusMessage_;
+    QTimer statusMessageTimer_;
+    QStringList messageLog_;
+    ElidingLabel* statusFile_;
     QLabel* statusSignature_;
+    QLabel* statusValidation_;
     QTimer documentTreeTimer_;
     QString lastError_;
     QString signatureText_;

@@ -63,6 +63,18 @@ double slotOffset(int column, int columns) {
     return (static_cast<double>(column) / (columns - 1) - 0.5) * 0.7;
 }
 
+// Moves the legend out of the axis rect into a row of its own under it, where it can hide no data point.
+void placeLegendBelow(QCustomPlot* plot, int columns) {
+    plot->axisRect()->insetLayout()->take(plot->legend);
+    auto* legendRow = new QCPLayoutGrid;
+    plot->plotLayout()->addElement(2, 0, legendRow);
+    legendRow->addElement(0, 0, plot->legend);
+    plot->legend->setWrap(columns);  // before the fill order, which re-arranges the items by the wrap
+    plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    plot->legend->setVisible(true);
+    plot->plotLayout()->setRowStretchFactor(2, 0.001);
+}
+
 QCPGraph* scatterGraph(QCustomPlot* plot, const QString& name, QCPScatterStyle style) {
     QCPGraph* graph = plot->addGraph();
     graph->setName(name);
@@ -86,6 +98,11 @@ PlotWidget::PlotWidget(Kind kind, QWidget* parent) : QWidget(parent), kind_(kind
     plot_->setNoAntialiasingOnDrag(true);
     layout->addWidget(plot_);
     connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent*) { resetView(); });
+    // The axis rect's height is known after the layout: relabel the heatmap's rows then, and draw again if the
+    // labels changed (a resize, a zoom). Converges in one extra replot: the labels do not change the height.
+    connect(plot_, &QCustomPlot::afterLayout, this, [this] {
+        if (updateHeatmapTicks()) plot_->replot(QCustomPlot::rpQueuedReplot);
+    });
     refresh();
 }
 
@@ -289,13 +306,12 @@ void PlotWidget::buildLatency() {
                      QCPScatterStyle(QCPScatterStyle::ssTriangle, QPen(kProspectiveColour, 2), Qt::NoBrush, 10));
     prospective->setData(prospectiveKeys, prospectiveValues, true);
     pointCount_ = static_cast<int>(keys.size() + roughKeys.size());
-    plot_->legend->setVisible(true);
+    // Below the plot, not inset: 2400 points (and the off-scale arrows along the top edge) leave no empty corner.
+    placeLegendBelow(plot_, 3);
     offScaleCount_ = 0;
     plot_->xAxis->setRange(nbs.front() - 0.6, nbs.back() + 0.6);
     if (relativeLatency_) {
         plot_->yAxis->setLabel(tr("median / best median at the NB (whiskers p20-p80)"));
-        plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
-        plot_->legend->setBrush(QColor(255, 255, 255, 200));  // the data under the legend stays visible
         // Most configs sit within a few percent of the best; show up to the 95th percentile, not the worst outlier.
         std::sort(drawn.begin(), drawn.end());
         const double upper = drawn.empty() ? 2.0 : drawn[static_cast<std::size_t>(0.95 * (drawn.size() - 1))];
@@ -338,10 +354,48 @@ void PlotWidget::setLatencyRelative(bool relative) {
     refresh();
 }
 
-int PlotWidget::heatmapLabelStride(int columns) const {
-    // One label per ~11 px of plot height keeps 75 config labels legible.
-    const int usableHeight = std::max(200, height() - 120);
-    return std::max(1, (columns * 11 + usableHeight - 1) / usableHeight);
+int PlotWidget::heatmapLabelStride() const {
+    // Labels need a line of the tick font each: thin to every k-th row only where the visible rows do not fit.
+    const QCPRange visible = plot_->yAxis->range();
+    const double rowsShown = std::max(1.0, visible.size());
+    const double pixels = std::max(1, plot_->axisRect()->height());
+    const double line = QFontMetricsF(plot_->yAxis->tickLabelFont()).height() + 1.0;
+    return std::max(1, static_cast<int>(std::ceil(rowsShown * line / pixels)));
+}
+
+bool PlotWidget::updateHeatmapTicks() {
+    if (kind_ != Kind::Heatmap || heatmapColumns_.empty()) return false;
+    const int stride = heatmapLabelStride();
+    auto ticker = qSharedPointerDynamicCast<QCPAxisTickerText>(plot_->yAxis->ticker());
+    if (!ticker) return false;
+    const QCPRange visible = plot_->yAxis->range();
+    const int columns = static_cast<int>(heatmapColumns_.size());
+    const int first = std::clamp(static_cast<int>(std::ceil(visible.lower)), 0, columns - 1);
+    const int last = std::clamp(static_cast<int>(std::floor(visible.upper)), 0, columns - 1);
+    // Multiples of the stride, so the same rows keep their labels while panning.
+    QMap<double, QString> ticks;
+    for (int column = (first + stride - 1) / stride * stride; column <= last; column += stride)
+        ticks.insert(column, heatmapColumns_[static_cast<std::size_t>(column)]);
+    if (stride == heatmapStride_ && ticks == ticker->ticks()) return false;
+    heatmapStride_ = stride;
+    ticker->setTicks(ticks);
+    plot_->yAxis->setLabel(stride == 1 ? tr("config (BT, num_warps, num_stages)")
+                                       : tr("config (BT, warps, stages): 1 row in %1 labelled, hover or zoom for all").arg(stride));
+    return true;
+}
+
+QStringList PlotWidget::heatmapTickLabels() const {
+    ensureBuilt();
+    QStringList labels;
+    if (auto ticker = qSharedPointerDynamicCast<QCPAxisTickerText>(plot_->yAxis->ticker()))
+        for (const QString& label : ticker->ticks()) labels << label;
+    return labels;
+}
+
+std::optional<QRect> PlotWidget::legendRect() const {
+    ensureBuilt();
+    if (!plot_->legend || !plot_->legend->visible()) return std::nullopt;
+    return plot_->legend->outerRect();
 }
 
 void PlotWidget::buildHeatmap() {
@@ -414,13 +468,10 @@ void PlotWidget::buildHeatmap() {
     const int nbStride = std::max(1, rows / 32);
     for (int row = 0; row < rows; row += nbStride) nbTicker->addTick(row, QString::number(nbs[static_cast<std::size_t>(row)]));
     plot_->xAxis->setTicker(nbTicker);
-    QSharedPointer<QCPAxisTickerText> configTicker(new QCPAxisTickerText);
-    const int configStride = heatmapLabelStride(columns);
-    heatmapStride_ = configStride;
-    for (int column = 0; column < columns; column += configStride)
-        configTicker->addTick(column, configLabel(configs[static_cast<std::size_t>(column)]));
-    plot_->yAxis->setTicker(configTicker);
+    // The config labels follow the visible rows (zoom) and the height (updateHeatmapTicks, after each layout).
+    plot_->yAxis->setTicker(QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText));
     plot_->yAxis->setTickLabelFont(QFont(font().family(), 7));
+    heatmapStride_ = 0;
     plot_->xAxis->grid()->setVisible(false);
     plot_->yAxis->grid()->setVisible(false);
 
@@ -441,18 +492,11 @@ void PlotWidget::buildHeatmap() {
                      QCPScatterStyle(QCPScatterStyle::ssSquare, QPen(QColor(40, 40, 200), 2, Qt::DotLine), Qt::NoBrush, 9));
     prospective->setData(prospectiveKeys, prospectiveValues, true);
     // The legend goes below the map, where it hides no cell.
-    if (!keys.isEmpty() || !prospectiveKeys.isEmpty()) {
-        plot_->axisRect()->insetLayout()->take(plot_->legend);
-        auto* legendRow = new QCPLayoutGrid;
-        plot_->plotLayout()->addElement(2, 0, legendRow);
-        legendRow->addElement(0, 0, plot_->legend);
-        plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
-        plot_->legend->setVisible(true);
-        plot_->plotLayout()->setRowStretchFactor(2, 0.001);
-    }
+    if (!keys.isEmpty() || !prospectiveKeys.isEmpty()) placeLegendBelow(plot_, 2);
     plot_->xAxis->setRange(-0.5, rows - 0.5);
     plot_->yAxis->setRange(-0.5, columns - 0.5);
     for (const auto& config : configs) heatmapColumns_.push_back(configLabel(config));
+    updateHeatmapTicks();
 }
 
 void PlotWidget::buildBandwidth() {
@@ -653,6 +697,12 @@ QString PlotWidget::hoverTextAt(const QPoint& position) const {
         if (!results_ || heatmapColumns_.empty()) return {};
         const int row = static_cast<int>(std::lround(plot_->xAxis->pixelToCoord(position.x())));
         const int column = static_cast<int>(std::lround(plot_->yAxis->pixelToCoord(position.y())));
+        // Left of the map, on the config labels: the full label of that row, labelled or thinned out.
+        const QRect area = plot_->axisRect()->rect();
+        if (position.x() < area.left() && position.y() >= area.top() && position.y() <= area.bottom()) {
+            if (column < 0 || column >= static_cast<int>(heatmapColumns_.size())) return {};
+            return tr("config %1 (row %2 of %3)").arg(heatmapColumns_[static_cast<std::size_t>(column)]).arg(column + 1).arg(heatmapColumns_.size());
+        }
         const CellStats* stats = results_->cell(row, column);
         const CellStats* best = results_->cell(row, results_->bestColumn(row));
         if (!stats || !best || best->medianMs <= 0) return {};
@@ -705,11 +755,6 @@ bool PlotWidget::eventFilter(QObject* watched, QEvent* event) {
             menu.addAction(tr("Reset view"), this, &PlotWidget::resetView);
             menu.exec(menuEvent->globalPos());
             return true;
-        }
-        if (event->type() == QEvent::Resize && kind_ == Kind::Heatmap && results_ &&
-            heatmapLabelStride(static_cast<int>(results_->configs().size())) != heatmapStride_) {
-            // Tick label density depends on the height; rebuild once the size settles.
-            QMetaObject::invokeMethod(this, &PlotWidget::refresh, Qt::QueuedConnection);
         }
     }
     return QWidget::eventFilter(watched, event);

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include <QPointer>
+#include <QRect>
+#include <QStringList>
 #include <QString>
 #include <QWidget>
 
@@ -79,6 +81,10 @@ public:
     double replotNowMs();
     // The widget position of a drawn point, for tests that hover it.
     std::optional<QPoint> positionOfPoint(int index) const;
+    // Where the legend is drawn (plot widget coordinates, as positionOfPoint), none when hidden.
+    std::optional<QRect> legendRect() const;
+    // Heatmap: the config labels on the y axis now (they follow zoom and height; hover names the unlabelled rows).
+    QStringList heatmapTickLabels() const;
 
 public slots:
     void resetView();   // back to the full data range after zooming
@@ -103,7 +109,9 @@ private:
     void ensureBuilt() const;
     QString cellText(int row, int column) const;
     QString pointText(const HoverPoint& point) const;
-    int heatmapLabelStride(int columns) const;
+    int heatmapLabelStride() const;
+    // Sets the heatmap's config labels for the visible rows and the axis height; true when they changed.
+    bool updateHeatmapTicks();
     void buildLatency();
     void buildHeatmap();
     void buildBandwidth();

@@ -7,6 +7,8 @@
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QLineEdit>
+#include <QTimer>
 #include <QPushButton>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -21,7 +23,8 @@
 namespace tunescope::ui {
 
 PolicyEditor::PolicyEditor(ProfileDocument* document, ResultsDocument* results, QWidget* parent)
-    : QWidget(parent), document_(document), model_(new PolicyTableModel(document, this)), view_(new QTableView(this)),
+    : QWidget(parent), document_(document), model_(new PolicyTableModel(document, this)),
+      proxy_(new PolicySortFilterProxy(this)), view_(new QTableView(this)), filter_(new QLineEdit(this)),
       lookup_(new LookupBox(document, this)), banner_(new QLabel(this)) {
     setObjectName(QStringLiteral("policyEditor"));
     auto* layout = new QVBoxLayout(this);
@@ -47,7 +50,13 @@ PolicyEditor::PolicyEditor(ProfileDocument* document, ResultsDocument* results, 
     connect(undo, &QPushButton::clicked, document->undoStack(), &QUndoStack::undo);
     connect(redo, &QPushButton::clicked, document->undoStack(), &QUndoStack::redo);
     tools->addWidget(apply);
-    tools->addStretch();
+    filter_->setObjectName(QStringLiteral("policyFilter"));
+    filter_->setPlaceholderText(tr("Filter rows (e.g. nb=14, bt=16, prospective, not converged)"));
+    filter_->setToolTip(tr("Words that must all match: key=value matches one column exactly (nb, bt, warps, stages, "
+                           "ctas, maxnreg, basis); any other word matches part of any cell. Click a header to sort."));
+    filter_->setClearButtonEnabled(true);
+    filter_->setMinimumWidth(160);
+    tools->addWidget(filter_, 1);
     auto* legend = new QLabel(tr("Yellow bold cells differ from the file on disk; hover for the saved value."), this);
     legend->setStyleSheet(QStringLiteral("color: gray"));
     tools->addWidget(legend);
@@ -56,7 +65,12 @@ PolicyEditor::PolicyEditor(ProfileDocument* document, ResultsDocument* results, 
     layout->addLayout(tools);
 
     view_->setObjectName(QStringLiteral("policyTable"));
-    view_->setModel(model_);
+    proxy_->setSourceModel(model_);
+    view_->setModel(proxy_);
+    // NB ascending is the profile's own order; any header click sorts by that column (numbers as numbers).
+    view_->horizontalHeader()->setSortIndicator(PolicyTableModel::NbColumn, Qt::AscendingOrder);
+    view_->setSortingEnabled(true);
+    connect(filter_, &QLineEdit::textChanged, proxy_, &PolicySortFilterProxy::setFilterWords);
     view_->setItemDelegate(new ChoiceDelegate(view_));
     // Tab moves on to the next widget (arrows move between cells): a table that swallows Tab traps keyboard users.
     view_->setTabKeyNavigation(false);
@@ -73,23 +87,34 @@ PolicyEditor::PolicyEditor(ProfileDocument* document, ResultsDocument* results, 
     layout->addWidget(view_, 1);
     model_->setResults(results);
 
-    auto resize = [this] { view_->resizeColumnsToContents(); };
+    // Columns fit their text after every change (a streaming sweep and edits change the regret and evidence
+    // texts without a reset); coalesced, as a sweep changes cells many times a second.
+    auto* resizeTimer = new QTimer(this);
+    resizeTimer->setSingleShot(true);
+    resizeTimer->setInterval(0);
+    connect(resizeTimer, &QTimer::timeout, this, [this] { view_->resizeColumnsToContents(); });
+    auto resize = [resizeTimer] { resizeTimer->start(); };
     connect(model_, &QAbstractItemModel::modelReset, this, resize);
     connect(model_, &QAbstractItemModel::columnsInserted, this, resize);
+    connect(model_, &QAbstractItemModel::dataChanged, this, resize);
     connect(apply, &QPushButton::clicked, this, &PolicyEditor::applyCurrentConfigToSelection);
-    resize();
+    view_->resizeColumnsToContents();
 }
+
+QModelIndex PolicyEditor::viewIndex(const QModelIndex& sourceIndex) const { return proxy_->mapFromSource(sourceIndex); }
 
 QList<int> PolicyEditor::selectedRows() const {
     QList<int> rows;
-    for (const QModelIndex& index : view_->selectionModel()->selectedIndexes())
-        if (!rows.contains(index.row())) rows.push_back(index.row());
+    for (const QModelIndex& index : view_->selectionModel()->selectedIndexes()) {
+        const int row = proxy_->mapToSource(index).row();
+        if (!rows.contains(row)) rows.push_back(row);
+    }
     std::sort(rows.begin(), rows.end());
     return rows;
 }
 
 bool PolicyEditor::applyCurrentConfigToSelection() {
-    const QModelIndex current = view_->currentIndex();
+    const QModelIndex current = proxy_->mapToSource(view_->currentIndex());
     const QList<int> rows = selectedRows();
     if (!current.isValid() || rows.isEmpty()) {
         emit message(tr("Select the NB rows to change and make the source row current first."));
@@ -102,8 +127,10 @@ bool PolicyEditor::applyCurrentConfigToSelection() {
 }
 
 bool PolicyEditor::jumpToPointer(const QString& pointer) {
-    const QModelIndex index = model_->indexForPointer(pointer);
-    if (!index.isValid()) return false;
+    const QModelIndex source = model_->indexForPointer(pointer);
+    if (!source.isValid()) return false;
+    if (!viewIndex(source).isValid()) filter_->clear();  // the row the diagnostic names must be shown
+    const QModelIndex index = viewIndex(source);
     view_->setCurrentIndex(index);
     view_->selectionModel()->select(index, QItemSelectionModel::ClearAndSelect);
     view_->scrollTo(index, QAbstractItemView::PositionAtCenter);

@@ -5,11 +5,14 @@
 #include <QWidget>
 
 class QLabel;
+class QLineEdit;
+class QModelIndex;
 class QTableView;
 
 namespace tunescope::ui {
 
 class LookupBox;
+class PolicySortFilterProxy;
 class PolicyTableModel;
 class ProfileDocument;
 class ResultsDocument;
@@ -19,14 +22,19 @@ class PolicyEditor : public QWidget {
 public:
     PolicyEditor(ProfileDocument* document, ResultsDocument* results, QWidget* parent = nullptr);
 
+    // The source model (one row per policy entry, in the profile's order) and the sorted, filtered view over it.
     PolicyTableModel* model() { return model_; }
+    PolicySortFilterProxy* proxy() { return proxy_; }
     QTableView* view() { return view_; }
+    QLineEdit* filterEdit() { return filter_; }
+    // The view's index for a source-model index (invalid while the filter hides its row).
+    QModelIndex viewIndex(const QModelIndex& sourceIndex) const;
     LookupBox* lookupBox() { return lookup_; }
     QLabel* signatureBanner() { return banner_; }
 
     // Selects and shows the cell a JSON Pointer names; false when the pointer is not in the table.
     bool jumpToPointer(const QString& pointer);
-    // Rows currently selected (sorted).
+    // Source-model rows currently selected (sorted), whatever the view's order.
     QList<int> selectedRows() const;
     void setSignatureText(const QString& text, bool good);
 
@@ -40,7 +48,9 @@ signals:
 private:
     QPointer<ProfileDocument> document_;
     PolicyTableModel* model_;
+    PolicySortFilterProxy* proxy_;
     QTableView* view_;
+    QLineEdit* filter_;
     LookupBox* lookup_;
     QLabel* banner_;
 };

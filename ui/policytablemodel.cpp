@@ -5,6 +5,8 @@
 #include <QFont>
 #include <QRegularExpression>
 
+#include <limits>
+
 #include "legalvalues.hpp"
 
 namespace tunescope::ui {
@@ -144,6 +146,30 @@ QString PolicyTableModel::evidenceText(const PolicyEntry& entry) const {
     return {};
 }
 
+QVariant PolicyTableModel::sortValue(const PolicyEntry& entry, int column) const {
+    constexpr double kLast = std::numeric_limits<double>::max();  // unmeasured rows sort after every number
+    switch (column) {
+    case NbColumn: return static_cast<double>(entry.NB);
+    case BtColumn: return entry.config.BT;
+    case WarpsColumn: return entry.config.num_warps;
+    case StagesColumn: return entry.config.num_stages;
+    case CtasColumn: return entry.config.num_ctas;
+    case MaxnregColumn: return entry.config.maxnreg ? *entry.config.maxnreg : -1;
+    case BasisColumn:
+    case EvidenceColumn: return displayValue(entry, column).toString();
+    default: break;
+    }
+    auto summary = regret_.find(static_cast<int>(entry.NB));
+    if (summary == regret_.end()) return kLast;
+    const RegretSummary& r = summary->second;
+    switch (column) {
+    case MeasuredColumn: return r.policyMeasured ? r.policyMedianMs : kLast;
+    case BestColumn: return r.bestMedianMs > 0 ? r.bestMedianMs : kLast;
+    case RegretColumn: return r.policyMeasured && r.policyQuality.isEmpty() ? r.regret : kLast;
+    default: return {};
+    }
+}
+
 QVariant PolicyTableModel::diskValue(const PolicyEntry* entry, int column) const {
     if (!entry) return tr("(not in the file on disk)");
     return displayValue(*entry, column);
@@ -239,9 +265,16 @@ QVariant PolicyTableModel::data(const QModelIndex& index, int role) const {
     case Qt::DisplayRole:
     case Qt::EditRole: return displayValue(entry, column);
     case Qt::ToolTipRole: {
-        if (column >= kProfileColumns) return resultTooltip(entry, column);
+        if (column >= kProfileColumns) {
+            // The cell's own text first: a narrow column elides it, the tooltip never does.
+            const QString text = displayValue(entry, column).toString();
+            const QString details = resultTooltip(entry, column);
+            if (text.isEmpty() || details.startsWith(text)) return details;
+            return QString(text + (details.isEmpty() ? QString() : QStringLiteral("\n") + details));
+        }
         QString tip;
-        if (column == BasisColumn && entry.isProspective()) tip = tr("Prospective: no measurement backs this config.");
+        if (column == BasisColumn) tip = QString::fromStdString(entry.basis);
+        if (column == BasisColumn && entry.isProspective()) tip += tr("\nProspective: no measurement backs this config.");
         if (column == EvidenceColumn) tip = evidenceText(entry);
         if (cellChanged(entry, column)) {
             const Profile* disk = document_->diskProfile();
@@ -274,6 +307,7 @@ QVariant PolicyTableModel::data(const QModelIndex& index, int role) const {
         return labels;
     }
     case ChangedOnDiskRole: return cellChanged(entry, column);
+    case SortRole: return sortValue(entry, column);
     case NbRole: return QVariant::fromValue<qlonglong>(entry.NB);
     default: return {};
     }
@@ -445,6 +479,58 @@ void PolicyTableModel::onReset() {
     beginResetModel();
     recomputeRegret();
     endResetModel();
+}
+
+}  // namespace tunescope::ui
+
+namespace tunescope::ui {
+
+PolicySortFilterProxy::PolicySortFilterProxy(QObject* parent) : QSortFilterProxyModel(parent) {
+    setSortRole(PolicyTableModel::SortRole);
+    setSortCaseSensitivity(Qt::CaseInsensitive);
+}
+
+void PolicySortFilterProxy::setFilterWords(const QString& text) {
+    const QStringList words = text.simplified().split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    if (words == words_) return;
+    words_ = words;
+    invalidateRowsFilter();
+}
+
+int PolicySortFilterProxy::columnForKey(const QString& key) const {
+    const QString k = key.toLower();
+    if (k == QLatin1String("warps")) return PolicyTableModel::WarpsColumn;
+    if (k == QLatin1String("stages")) return PolicyTableModel::StagesColumn;
+    if (k == QLatin1String("ctas")) return PolicyTableModel::CtasColumn;
+    for (int column = 0; column < sourceModel()->columnCount(); ++column)
+        if (sourceModel()->headerData(column, Qt::Horizontal).toString().toLower() == k) return column;
+    return -1;
+}
+
+bool PolicySortFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
+    const QAbstractItemModel* source = sourceModel();
+    for (const QString& word : words_) {
+        const qsizetype equals = word.indexOf(QLatin1Char('='));
+        const int keyColumn = equals > 0 ? columnForKey(word.left(equals)) : -1;
+        if (keyColumn >= 0) {
+            const QString cell = source->index(sourceRow, keyColumn, sourceParent).data().toString();
+            if (cell.compare(word.mid(equals + 1), Qt::CaseInsensitive) != 0) return false;
+            continue;
+        }
+        bool found = false;
+        for (int column = 0; column < source->columnCount(sourceParent) && !found; ++column)
+            found = source->index(sourceRow, column, sourceParent).data().toString().contains(word, Qt::CaseInsensitive);
+        if (!found) return false;
+    }
+    return true;
+}
+
+bool PolicySortFilterProxy::lessThan(const QModelIndex& left, const QModelIndex& right) const {
+    const QVariant a = left.data(sortRole());
+    const QVariant b = right.data(sortRole());
+    if (a.typeId() == QMetaType::QString || b.typeId() == QMetaType::QString)
+        return QString::compare(a.toString(), b.toString(), Qt::CaseInsensitive) < 0;
+    return a.toDouble() < b.toDouble();
 }
 
 }  // namespace tunescope::ui

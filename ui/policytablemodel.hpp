@@ -2,6 +2,7 @@
 // The policy editor's table: one row per per_NB_policy entry (NB 1..32 in the seed), the launch config and its
 // basis, and, when sweep results are loaded, what was measured. Edits go through the document's undo stack.
 #include <QAbstractTableModel>
+#include <QSortFilterProxyModel>
 #include <QPointer>
 
 #include "profiledocument.hpp"
@@ -34,6 +35,7 @@ public:
         ChangedOnDiskRole,               // bool: the cell differs from the file on disk
         NbRole,                          // the row's NB
         ChoiceLabelsRole,                // QStringList matching ChoicesRole, for display
+        SortRole,                        // numbers as numbers (NB, config fields, medians, regret); text otherwise
     };
 
     explicit PolicyTableModel(ProfileDocument* document, QObject* parent = nullptr);
@@ -71,6 +73,7 @@ private:
     void onReset();
     QVariant displayValue(const PolicyEntry& entry, int column) const;
     QVariant diskValue(const PolicyEntry* entry, int column) const;
+    QVariant sortValue(const PolicyEntry& entry, int column) const;
     QVariantList choices(const PolicyEntry& entry, int column) const;
     bool cellChanged(const PolicyEntry& entry, int column) const;
     QString evidenceText(const PolicyEntry& entry) const;
@@ -84,6 +87,27 @@ private:
     QPointer<const ResultsDocument> results_;
     std::map<int, RegretSummary> regret_;
     bool resultColumnsShown_ = false;
+};
+
+// The policy table as the editor shows it: sorted by any column through PolicyTableModel::SortRole (numbers as
+// numbers; entries without a measurement sort last) and filtered by words that must all match. "bt=16" or
+// "basis=prospective-manual-edit" match one column exactly (keys are the column names, "warps" and "stages" too);
+// any other word matches part of any cell ("prospective", "BT16 w4", "not converged"). Edits pass through to the
+// source row, whatever the order.
+class PolicySortFilterProxy : public QSortFilterProxyModel {
+    Q_OBJECT
+public:
+    explicit PolicySortFilterProxy(QObject* parent = nullptr);
+    void setFilterWords(const QString& text);
+    QString filterWords() const { return words_.join(QLatin1Char(' ')); }
+
+protected:
+    bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
+    bool lessThan(const QModelIndex& left, const QModelIndex& right) const override;
+
+private:
+    int columnForKey(const QString& key) const;
+    QStringList words_;
 };
 
 // Whether the profile targets AMD (gfx...) rather than NVIDIA (sm_...), from runtime.gpu_arch.

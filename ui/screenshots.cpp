@@ -141,16 +141,16 @@ int takeScreenshots(const QString& dir, const QString& resultsFile, const QStrin
     PolicyTableModel* model = editor->model();
     if (!resultsFile.isEmpty() && window.sweepView()->promoteWinners() < 0)
         std::fprintf(stderr, "tunescope: promote: %s\n", qPrintable(window.sweepView()->lastError()));
-    table->setCurrentIndex(model->index(8, PolicyTableModel::BtColumn));
+    table->setCurrentIndex(editor->viewIndex(model->index(8, PolicyTableModel::BtColumn)));
     table->selectionModel()->clearSelection();
     for (int row = 29; row <= 31; ++row)
-        table->selectionModel()->select(model->index(row, PolicyTableModel::BtColumn), QItemSelectionModel::Select);
+        table->selectionModel()->select(editor->viewIndex(model->index(row, PolicyTableModel::BtColumn)), QItemSelectionModel::Select);
     editor->applyCurrentConfigToSelection();
     window.showPage(MainWindow::Page::Diff);
     failures += !save(&window, dir, QStringLiteral("diff.png"));
 
     window.showPage(MainWindow::Page::Policy);
-    table->scrollTo(model->index(20, 0));
+    table->scrollTo(editor->viewIndex(model->index(20, 0)));
     failures += !save(&window, dir, QStringLiteral("policy-edited.png"));
 
     // A standalone plot export, as the Export menu writes it (SVG), of the H200 results.

@@ -4,6 +4,7 @@
 #include <QBrush>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QStyle>
 #include <QTableView>
@@ -73,7 +74,7 @@ QVariant ValidationModel::headerData(int section, Qt::Orientation orientation, i
 
 ValidationPanel::ValidationPanel(ProfileDocument* document, QWidget* parent)
     : QWidget(parent), document_(document), model_(new ValidationModel(this)), view_(new QTableView(this)),
-      summary_(new QLabel(this)) {
+      summary_(new QLabel(this)), details_(new QLabel(this)) {
     setObjectName(QStringLiteral("validationPanel"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -90,8 +91,23 @@ ValidationPanel::ValidationPanel(ProfileDocument* document, QWidget* parent)
     view_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     view_->horizontalHeader()->setStretchLastSection(true);
     view_->setToolTip(tr("Double-click (or press Enter on) a diagnostic to jump to the value it names"));
-    layout->addWidget(view_);
+    layout->addWidget(view_, 1);
+    details_->setObjectName(QStringLiteral("validationDetails"));
+    details_->setTextFormat(Qt::PlainText);
+    details_->setWordWrap(true);
+    details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    details_->setVisible(false);
+    layout->addWidget(details_);
     connect(view_, &QTableView::activated, this, &ValidationPanel::activate);
+    connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+        const Diagnostic* d = model_->diagnostic(current.row());
+        details_->setText(d ? QString::fromStdString(formatDiagnostic(*d)) : QString());
+        details_->setVisible(d != nullptr);
+    });
+    connect(model_, &QAbstractItemModel::modelReset, details_, [this] {
+        details_->clear();
+        details_->setVisible(false);
+    });
 
     debounce_.setSingleShot(true);
     debounce_.setInterval(150);
@@ -108,6 +124,7 @@ void ValidationPanel::revalidate() {
     debounce_.stop();
     if (!document_ || !document_->hasProfile()) {
         model_->setResult({});
+        counts_.clear();
         summary_->setText(tr("No profile open."));
         emit summaryChanged(summary_->text());
         return;
@@ -127,12 +144,17 @@ void ValidationPanel::revalidate() {
     const std::size_t infos = result.count(Severity::Info);
     model_->setResult(std::move(result));
     view_->resizeColumnsToContents();
-    summary_->setText((errors == 0 ? tr("Valid") : tr("Invalid")) +
-                      tr(": %n error(s), ", nullptr, static_cast<int>(errors)) +
-                      tr("%n warning(s), ", nullptr, static_cast<int>(warnings)) +
-                      tr("%n info(s). Double-click a row to jump to its value.", nullptr, static_cast<int>(infos)));
+    auto count = [](std::size_t n, const QString& one, const QString& many) -> QString {
+        return QString::number(n) + QLatin1Char(' ') + (n == 1 ? one : many);
+    };
+    counts_ = count(errors, tr("error"), tr("errors")) + QStringLiteral(", ") + count(warnings, tr("warning"), tr("warnings")) +
+              (infos > 0 ? QStringLiteral(", ") + count(infos, tr("info"), tr("infos")) : QString());
+    summary_->setText((errors == 0 ? tr("Valid: ") : tr("Invalid: ")) + counts_ +
+                      tr(". Double-click a row to jump to its value."));
     emit summaryChanged(summary_->text());
 }
+
+QString ValidationPanel::summaryText() const { return summary_->text(); }
 
 void ValidationPanel::activate(const QModelIndex& index) {
     if (!index.isValid()) return;

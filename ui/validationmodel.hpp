@@ -45,6 +45,11 @@ public:
     QTableView* view() { return view_; }
     // Validates now (the panel otherwise waits a moment after the last edit, so typing stays smooth).
     void revalidate();
+    // "1 error, 19 warnings" of the last validation (empty with no profile), and the panel's summary line.
+    QString countsText() const { return counts_; }
+    QString summaryText() const;
+    // The current diagnostic in full, wrapped (the table's message column cuts long messages to its width).
+    QLabel* details() { return details_; }
 
 signals:
     // The user activated a diagnostic: show the value at this JSON Pointer.
@@ -59,6 +64,8 @@ private:
     ValidationModel* model_;
     QTableView* view_;
     QLabel* summary_;
+    QLabel* details_;
+    QString counts_;
     QTimer debounce_;
 };
 
