@@ -85,10 +85,11 @@ if [ -d "$cache24" ]; then
 fi
 
 step "(e)+(c) FLA strict mode, do_bench table (num_stages $table_stages x 25 configs x 32 NB, TuneScope's flush), C++ vs do_bench, regret"
-# The table's slack after each flush: `read` (the flush read a second time) leaves the GPU busy and L2 as the C++
-# launch finds it; PROBE_NB re-times every config at those NBs under each slack, interleaved (docs/triton-kernels.md).
+# The table's slack after each flush (SLACK, default spin1: a 60 us one-thread spin; run 12a's `read` ranked configs
+# less alike at NB 1-3). PROBE_NB (default none) re-times every config at those NBs under measurement variants,
+# interleaved (docs/triton-kernels.md).
 timed env TRITON_CACHE_DIR=$cache PYTHONUNBUFFERED=1 timeout 420 python3 bench/triton_l2norm_dobench.py --fla-path "$fla" \
-    --nb 1-32 --stages "$table_stages" --warmup 5 --rep 20 --slack "${SLACK:-read}" --probe-nb "${PROBE_NB:-1-8}" \
+    --nb 1-32 --stages "$table_stages" --warmup 5 --rep 20 --slack "${SLACK:-spin1}" --probe-nb "${PROBE_NB:-}" \
     --sweep "$res/sweep-triton.jsonl" --export "$res/export" --json "$res/dobench.json" >"$res/dobench.log" 2>&1
 tail -3 "$res/dobench.log"
 
