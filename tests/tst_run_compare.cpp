@@ -113,6 +113,52 @@ private slots:
         QCOMPARE(compareRuns(a, b).onlyInA, std::size_t(1));
     }
 
+    void spearmanRankCorrelationIsExact() {
+        QCOMPARE(spearmanRankCorrelation({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);
+        QCOMPARE(spearmanRankCorrelation({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);
+        // One swapped pair of four: 1 - 6 * 2 / (4 * 15) = 0.8.
+        QVERIFY(std::abs(spearmanRankCorrelation({1, 2, 3, 4}, {1, 3, 2, 4}) - 0.8) < 1e-12);
+        // Ties take their mean rank: ranks (1.5, 1.5, 3) against (1, 2, 3) give 1.5 / sqrt(1.5 * 2).
+        QVERIFY(std::abs(spearmanRankCorrelation({1, 1, 2}, {1, 2, 3}) - 1.5 / std::sqrt(3.0)) < 1e-12);
+        QVERIFY(std::isnan(spearmanRankCorrelation({1, 1, 1}, {1, 2, 3})));
+        QVERIFY(std::isnan(spearmanRankCorrelation({1}, {1})));
+    }
+
+    void rankAgreementPerNbAndKernels() {
+        ResultsFile a, b;
+        a.header.plan = Json{{"kernel", "native"}};
+        b.header.plan = Json{{"kernel", "triton"}};
+        // NB 1: B swaps the middle two configs (rho 0.8); the unconverged fifth config is left out of the ranking.
+        a.records = {record(1, 8, 0.010, true), record(1, 16, 0.020, true), record(1, 32, 0.030, true),
+                     record(1, 64, 0.040, true), record(1, 128, 0.001, false)};
+        b.records = {record(1, 8, 0.011, true), record(1, 16, 0.031, true), record(1, 32, 0.021, true),
+                     record(1, 64, 0.041, true), record(1, 128, 0.050, true)};
+        // NB 2: the same order in both (rho 1); NB 3: two configs only, too few to rank.
+        for (int bt : {8, 16, 32}) {
+            a.records.push_back(record(2, bt, 0.01 * bt, true));
+            b.records.push_back(record(2, bt, 0.02 * bt, true));
+        }
+        a.records.push_back(record(3, 8, 0.1, true));
+        a.records.push_back(record(3, 16, 0.2, true));
+        b.records.push_back(record(3, 8, 0.2, true));
+        b.records.push_back(record(3, 16, 0.1, true));
+        const RunComparison c = compareRuns(a, b);
+        QCOMPARE(c.kernelA, std::string("native"));
+        QCOMPARE(c.kernelB, std::string("triton"));
+        QCOMPARE(describeKernel(c.kernelB), std::string("FLA's Triton kernel"));
+        QCOMPARE(c.perNb.size(), std::size_t(3));
+        QCOMPARE(c.perNb[0].rankedConfigs, std::size_t(4));
+        QVERIFY(std::abs(*c.perNb[0].rankCorrelation - 0.8) < 1e-12);
+        QCOMPARE(*c.perNb[1].rankCorrelation, 1.0);
+        QCOMPARE(c.perNb[2].rankedConfigs, std::size_t(2));
+        QVERIFY(!c.perNb[2].rankCorrelation);
+        QVERIFY(std::abs(*c.lowestRankCorrelation - 0.8) < 1e-12);
+        QCOMPARE(c.lowestRankNb, 1);
+        // A plan without a kernel (before --kernel existed) measured the stand-in.
+        a.header.plan = Json::object();
+        QCOMPARE(compareRuns(a, b).kernelA, std::string("native"));
+    }
+
     void gzipResultsReadLikeThePlainFile() {
         const fs::path run6 = sourceDir() / "bench/results/h200-run6/sweep.jsonl.gz";
         if (!fs::exists(run6)) QSKIP("bench/results/h200-run6 is not in this checkout");

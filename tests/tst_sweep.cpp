@@ -598,6 +598,16 @@ private slots:
         for (const auto& l : text) joined += l + "\n";
         writeAll(base / "field.jsonl", joined);
         expectError([&] { loadResults(base / "field.jsonl"); }, {"field.jsonl", "line 4", "/median_ms", "missing"});
+        // A number beyond double (nlohmann throws out_of_range, not parse_error: found by fuzz_results, it ended
+        // the program) is named like any other bad line.
+        text = lines(readAll(base / "r.jsonl"));
+        const auto at = text[3].find("\"median_ms\":");
+        QVERIFY(at != std::string::npos);
+        text[3].insert(at + 12, "223.5126903553e2994,\"x\":");
+        joined.clear();
+        for (const auto& l : text) joined += l + "\n";
+        writeAll(base / "overflow.jsonl", joined);
+        expectError([&] { loadResults(base / "overflow.jsonl"); }, {"overflow.jsonl", "line 4", "not valid JSON"});
         writeAll(base / "empty.jsonl", "");
         expectError([&] { loadResults(base / "empty.jsonl"); }, {"empty.jsonl", "empty"});
         writeAll(base / "other.jsonl", "{\"type\": \"header\", \"format\": \"something-else\"}\n");

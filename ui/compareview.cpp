@@ -267,9 +267,13 @@ bool CompareView::compareFiles(const QString& fileA, const QString& fileB, QStri
 QString CompareView::summaryText() const {
     const RunComparison& c = model_->comparison();
     if (c.rows.empty() && c.onlyInA + c.onlyInB == 0) return {};
+    const auto who = [&](const std::string& device, const std::string& kernel) {
+        QString text = QString::fromStdString(device);
+        if (c.kernelA != c.kernelB) text += QStringLiteral(", ") + QString::fromStdString(describeKernel(kernel));
+        return text;
+    };
     QString text = tr("A: %1 (%2)    B: %3 (%4)\n")
-                       .arg(shortPath(c.fileA), QString::fromStdString(c.deviceA), shortPath(c.fileB),
-                            QString::fromStdString(c.deviceB));
+                       .arg(shortPath(c.fileA), who(c.deviceA, c.kernelA), shortPath(c.fileB), who(c.deviceB, c.kernelB));
     text += tr("%1 pairs, B against A: %2 FASTER, %3 SLOWER, %4 SAME, %5 AMBIGUOUS; geometric mean B/A %6.")
                 .arg(c.rows.size())
                 .arg(c.faster)
@@ -287,6 +291,10 @@ QString CompareView::summaryText() const {
         }
     if (worstNb > 0) text += tr("; keeping A's winners costs at most %1 on B (NB %2)").arg(percent(worst)).arg(worstNb);
     text += QLatin1Char('.');
+    if (c.lowestRankCorrelation)
+        text += tr(" Configs rank alike: Spearman %1 at worst (NB %2).")
+                    .arg(*c.lowestRankCorrelation, 0, 'f', 3)
+                    .arg(c.lowestRankNb);
     if (c.untrustworthyPairs > 0)
         text += tr("\n%1 pairs have a side that did not converge: listed, never a winner.").arg(c.untrustworthyPairs);
     if (c.onlyInA + c.onlyInB > 0) text += tr("\n%1 records only in A, %2 only in B.").arg(c.onlyInA).arg(c.onlyInB);

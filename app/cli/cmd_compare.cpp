@@ -53,8 +53,10 @@ void runCompare(const CompareArgs& args, CliContext& ctx) {
     options.compare.sameCenterRelative = args.threshold;
     const RunComparison result = compareRuns(a, b, options);
 
-    std::cout << "A: " << result.fileA << " (" << result.deviceA << ", " << a.header.createdUtc << ")\n"
-              << "B: " << result.fileB << " (" << result.deviceB << ", " << b.header.createdUtc << ")\n\n";
+    std::cout << "A: " << result.fileA << " (" << result.deviceA << ", " << describeKernel(result.kernelA) << ", "
+              << a.header.createdUtc << ")\n"
+              << "B: " << result.fileB << " (" << result.deviceB << ", " << describeKernel(result.kernelB) << ", "
+              << b.header.createdUtc << ")\n\n";
     if (args.all) {
         std::printf("%-6s %-4s %-22s %12s %12s %8s %17s  %-10s %s\n", "kind", "NB", "config", "A median us",
                     "B median us", "B/A", "B/A interval", "verdict", "quality (A | B)");
@@ -69,8 +71,8 @@ void runCompare(const CompareArgs& args, CliContext& ctx) {
         }
         std::cout << "\n";
     }
-    std::printf("%-4s %-22s %10s  %-22s %10s  %-14s %s\n", "NB", "winner A", "A us", "winner B", "B us",
-                "A's winner on B", "change");
+    std::printf("%-4s %-22s %10s  %-22s %10s  %-14s %-9s %s\n", "NB", "winner A", "A us", "winner B", "B us",
+                "A's winner on B", "rank rho", "change");
     for (const RunComparisonNb& nb : result.perNb) {
         const std::string winnerA = nb.winnerA ? l2normConfigLabel(*nb.winnerA) : "(none converged)";
         const std::string winnerB = nb.winnerB ? l2normConfigLabel(*nb.winnerB) : "(none converged)";
@@ -79,9 +81,11 @@ void runCompare(const CompareArgs& args, CliContext& ctx) {
         if (!nb.winnerA || !nb.winnerB) change = "n/a";
         else if (nb.winnerChanged)
             change = nb.winnerChangeVerdict == Comparison::Faster ? "new winner, faster" : "new winner within noise (tie)";
-        std::printf("%-4d %-22s %10s  %-22s %10s  %-14s %s\n", nb.nb, winnerA.c_str(),
+        char rho[16] = "n/a";
+        if (nb.rankCorrelation) std::snprintf(rho, sizeof rho, "%.3f", *nb.rankCorrelation);
+        std::printf("%-4d %-22s %10s  %-22s %10s  %-14s %-9s %s\n", nb.nb, winnerA.c_str(),
                     nb.winnerA ? formatUs(nb.winnerAMedianMs).c_str() : "-", winnerB.c_str(),
-                    nb.winnerB ? formatUs(nb.winnerBMedianMs).c_str() : "-", regret.c_str(), change.c_str());
+                    nb.winnerB ? formatUs(nb.winnerBMedianMs).c_str() : "-", regret.c_str(), rho, change.c_str());
     }
     std::cout << "\n"
               << result.rows.size() << " pairs compared (B against A): " << result.faster << " FASTER, " << result.slower
@@ -91,6 +95,14 @@ void runCompare(const CompareArgs& args, CliContext& ctx) {
     std::cout << "geometric mean of the l2norm ratios B/A: " << geomean << "\n"
               << "winners changed at " << result.winnersChanged << " of " << result.perNb.size() << " NBs ("
               << result.winnersChangedSignificantly << " significantly)\n";
+    if (result.lowestRankCorrelation) {
+        char rho[64];
+        std::snprintf(rho, sizeof rho, "%.3f at NB %d", *result.lowestRankCorrelation, result.lowestRankNb);
+        std::cout << "rank agreement (Spearman over the configs both runs measured, per NB): lowest " << rho << "\n";
+    }
+    if (result.kernelA != result.kernelB)
+        std::cout << "the runs measured different kernels: the ratios compare the kernels, the rank agreement says "
+                     "whether tuning on A picks B's configs\n";
     if (result.untrustworthyPairs > 0)
         std::cout << result.untrustworthyPairs << " pairs have a side that did not converge (never a winner)\n";
     if (result.onlyInA + result.onlyInB > 0)

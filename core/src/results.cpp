@@ -934,7 +934,7 @@ ResultsFile loadResults(const std::filesystem::path& file) {
                         "nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels");
         try {
             object = ReadJson::parse(content);
-        } catch (const ReadJson::parse_error& e) {
+        } catch (const ReadJson::exception& e) {  // parse errors, and out_of_range for numbers like 1e2994
             if (!complete) {  // a kill mid-write: ignore the partial last line
                 out.truncatedTail = true;
                 break;

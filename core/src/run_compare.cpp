@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -16,7 +17,46 @@ std::string l2normConfigLabel(const L2NormConfig& config) {
     return text;
 }
 
+double spearmanRankCorrelation(const std::vector<double>& a, const std::vector<double>& b) {
+    if (a.size() != b.size() || a.size() < 2) return std::numeric_limits<double>::quiet_NaN();
+    const auto ranks = [](const std::vector<double>& v) {
+        std::vector<std::size_t> order(v.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return v[x] < v[y]; });
+        std::vector<double> r(v.size());
+        for (std::size_t i = 0; i < order.size();) {
+            std::size_t j = i;
+            while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
+            for (std::size_t k = i; k <= j; ++k) r[order[k]] = (double(i) + double(j)) / 2.0 + 1.0;
+            i = j + 1;
+        }
+        return r;
+    };
+    const std::vector<double> ra = ranks(a), rb = ranks(b);
+    const double n = double(a.size()), mean = (n + 1.0) / 2.0;
+    double cov = 0, va = 0, vb = 0;
+    for (std::size_t i = 0; i < ra.size(); ++i) {
+        cov += (ra[i] - mean) * (rb[i] - mean);
+        va += (ra[i] - mean) * (ra[i] - mean);
+        vb += (rb[i] - mean) * (rb[i] - mean);
+    }
+    if (va <= 0 || vb <= 0) return std::numeric_limits<double>::quiet_NaN();
+    return cov / std::sqrt(va * vb);
+}
+
+std::string describeKernel(const std::string& kernel) {
+    if (kernel == "triton") return "FLA's Triton kernel";
+    if (kernel == "native") return "TuneScope's stand-in kernel";
+    return kernel;
+}
+
 namespace {
+
+std::string planKernel(const ResultsFile& file) {
+    const Json& plan = file.header.plan;
+    if (plan.is_object() && plan.contains("kernel") && plan["kernel"].is_string()) return plan["kernel"].get<std::string>();
+    return "native";  // plans before --kernel measured the stand-in
+}
 
 using Key = std::tuple<int, int, std::int64_t, int, int, int, int>;  // kind, nb, rows, BT, warps, stages, ctas
 
@@ -56,6 +96,8 @@ RunComparison compareRuns(const ResultsFile& a, const ResultsFile& b, const RunC
     out.fileB = b.path.string();
     out.deviceA = firstDevice(a);
     out.deviceB = firstDevice(b);
+    out.kernelA = planKernel(a);
+    out.kernelB = planKernel(b);
     const auto recordsA = index(a, &out.duplicatesIgnored);
     const auto recordsB = index(b, &out.duplicatesIgnored);
 
@@ -137,6 +179,32 @@ RunComparison compareRuns(const ResultsFile& a, const ResultsFile& b, const RunC
             summary.regretOfAWinnerOnB = 0.0;
         }
         out.perNb.push_back(summary);
+    }
+
+    // Rank agreement per NB, over the trustworthy l2norm pairs of the NB's most measured shape.
+    std::map<int, std::map<std::int64_t, std::vector<const RunComparisonRow*>>> pairsByShape;
+    for (const RunComparisonRow& row : out.rows)
+        if (row.kind == ResultRecord::Kind::L2Norm && row.bothTrustworthy) pairsByShape[row.nb][row.rows].push_back(&row);
+    for (RunComparisonNb& summary : out.perNb) {
+        const auto found = pairsByShape.find(summary.nb);
+        if (found == pairsByShape.end()) continue;
+        const std::vector<const RunComparisonRow*>* pairs = nullptr;
+        for (const auto& [rows, list] : found->second)
+            if (!pairs || list.size() > pairs->size()) pairs = &list;
+        summary.rankedConfigs = pairs->size();
+        if (pairs->size() < 3) continue;
+        std::vector<double> medianA, medianB;
+        for (const RunComparisonRow* row : *pairs) {
+            medianA.push_back(row->a->m.medianMs);
+            medianB.push_back(row->b->m.medianMs);
+        }
+        const double rho = spearmanRankCorrelation(medianA, medianB);
+        if (!std::isfinite(rho)) continue;
+        summary.rankCorrelation = rho;
+        if (!out.lowestRankCorrelation || rho < *out.lowestRankCorrelation) {
+            out.lowestRankCorrelation = rho;
+            out.lowestRankNb = summary.nb;
+        }
     }
     return out;
 }

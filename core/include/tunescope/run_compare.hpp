@@ -45,11 +45,18 @@ struct RunComparisonNb {
     // compareMeasurements(B's winner, A's winner as measured on B): FASTER = the new winner is really faster, SAME
     // or AMBIGUOUS = the change is within the noise (a tie), so there is nothing to re-tune.
     Comparison winnerChangeVerdict = Comparison::Same;
+    // How alike the two runs rank this NB's configs: Spearman's rank correlation of the medians over the
+    // configs both runs measured trustworthily (ties get their mean rank); empty with fewer than 3 such configs.
+    // Comparing a sweep of the stand-in kernel (A) with one of FLA's Triton kernel (B) this says whether the
+    // stand-in would pick the real kernel's configs (docs/triton-kernels.md).
+    std::optional<double> rankCorrelation;
+    std::size_t rankedConfigs = 0;
 };
 
 struct RunComparison {
     std::string fileA, fileB;
     std::string deviceA, deviceB;    // the first device of each header ("NVIDIA H200"), for captions
+    std::string kernelA, kernelB;    // what each run measured: "native" (the stand-in) or "triton" (FLA's binaries)
     std::vector<RunComparisonRow> rows;        // matched pairs, sorted by kind, NB, rows, config
     std::vector<RunComparisonNb> perNb;        // sorted by NB
     std::size_t onlyInA = 0, onlyInB = 0;      // records without a partner in the other file
@@ -59,6 +66,8 @@ struct RunComparison {
     double geomeanRatio = 0;                   // geometric mean of the l2norm ratios (B/A), 0 when none
     std::size_t winnersChanged = 0;            // NBs whose winner changed
     std::size_t winnersChangedSignificantly = 0;  // ... and the new winner is FASTER on B (not a tie)
+    std::optional<double> lowestRankCorrelation;  // over the NBs that have one
+    int lowestRankNb = 0;
 };
 
 struct RunCompareOptions {
@@ -67,6 +76,12 @@ struct RunCompareOptions {
 
 // Compares two loaded results files; the files must outlive the result (rows point into them).
 RunComparison compareRuns(const ResultsFile& a, const ResultsFile& b, const RunCompareOptions& options = {});
+
+// Spearman's rank correlation of two equally long series (mean ranks for ties); NaN when either is constant or
+// shorter than 2.
+double spearmanRankCorrelation(const std::vector<double>& a, const std::vector<double>& b);
+// A run's kernel in words, from its plan ("native" -> "TuneScope's stand-in kernel").
+std::string describeKernel(const std::string& kernel);
 
 // The config in the sweep's notation: "BT=8 w=1 s=3" (num_ctas only when it is not 1).
 std::string l2normConfigLabel(const L2NormConfig& config);
