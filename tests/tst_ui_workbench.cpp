@@ -236,9 +236,8 @@ private slots:
         if (!QFile::exists(run6)) QSKIP("bench/results/h200-run6 is not in this checkout");
         ProfileDocument profile;
         ResultsDocument results;
-        QString error;
-        QVERIFY(profile.load(profilePath, &error));
-        QVERIFY(results.load(run6, &error));
+        loadSeedAndRun6(profile, results);
+        if (QTest::currentTestFailed()) return;
         SweepView view(&profile, &results);
         view.setBackend(QStringLiteral("cpu"));
         view.setNbList(QStringLiteral("1"));
@@ -520,9 +519,8 @@ private slots:
         if (!QFile::exists(run6)) QSKIP("bench/results/h200-run6 is not in this checkout");
         ProfileDocument profile;
         ResultsDocument results;
-        QString error;
-        QVERIFY(profile.load(profilePath, &error));
-        QVERIFY(results.load(run6, &error));
+        loadSeedAndRun6(profile, results);
+        if (QTest::currentTestFailed()) return;
         PlotsView view(&profile, &results);
         view.resize(1200, 700);
         view.show();
@@ -695,6 +693,13 @@ private slots:
     }
 
 private:
+    // The seed profile (a writable copy) and H200 run 6's results, loaded; a failure fails the calling test.
+    void loadSeedAndRun6(ProfileDocument& profile, ResultsDocument& results) {
+        QString error;
+        QVERIFY2(profile.load(profilePath, &error), qPrintable(error));
+        QVERIFY2(results.load(run6, &error), qPrintable(error));
+    }
+
     QTemporaryDir dir;
     QString profilePath, run6, run7;
 };

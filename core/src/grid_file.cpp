@@ -2,45 +2,13 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
-#include <optional>
 #include <sstream>
 
 #include "tunescope/errors.hpp"
 #include "tunescope/json_io.hpp"
+#include "tunescope/text_fields.hpp"
 
 namespace tunescope {
-
-namespace {
-
-std::string trim(std::string_view text) {
-    const auto begin = text.find_first_not_of(" \t\r\n");
-    if (begin == std::string_view::npos) return {};
-    const auto end = text.find_last_not_of(" \t\r\n");
-    return std::string(text.substr(begin, end - begin + 1));
-}
-
-std::vector<std::string> split(std::string_view text, char separator) {
-    std::vector<std::string> parts;
-    std::size_t start = 0;
-    while (true) {
-        const std::size_t at = text.find(separator, start);
-        parts.push_back(trim(text.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start)));
-        if (at == std::string_view::npos) break;
-        start = at + 1;
-    }
-    return parts;
-}
-
-// A non-negative decimal integer up to `max`, or nullopt.
-std::optional<long long> parseNonNegative(const std::string& text, long long max) {
-    if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos) return {};
-    const long long value = std::stoll(text);
-    if (value > max) return {};
-    return value;
-}
-
-}  // namespace
 
 std::vector<L2NormConfig> gridFromLists(const std::vector<int>& bt, const std::vector<int>& warps,
                                         const std::vector<int>& stages) {
@@ -117,10 +85,10 @@ std::vector<L2NormConfig> gridFromCsv(std::string_view text, const std::string& 
     int lineNumber = 0;
     while (std::getline(in, rawLine)) {
         ++lineNumber;
-        const std::string line = trim(rawLine);
+        const std::string line = trimmed(rawLine);
         if (line.empty() || line[0] == '#') continue;
         const std::string where = "line " + std::to_string(lineNumber);
-        const auto fields = split(line, ',');
+        const auto fields = splitFields(line, ',');
         if (columns.empty()) {
             columns = fields;
             for (const std::string& c : columns)

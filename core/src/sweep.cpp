@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "tunescope/hashing.hpp"
+#include "tunescope/text_fields.hpp"
 #include "tunescope/version.hpp"
 
 namespace tunescope {
@@ -25,41 +26,14 @@ namespace tunescope {
 
 namespace {
 
-std::string trim(std::string_view text) {
-    const auto begin = text.find_first_not_of(" \t\r\n");
-    if (begin == std::string_view::npos) return {};
-    const auto end = text.find_last_not_of(" \t\r\n");
-    return std::string(text.substr(begin, end - begin + 1));
-}
-
-std::vector<std::string> split(std::string_view text, char separator) {
-    std::vector<std::string> parts;
-    std::size_t start = 0;
-    while (true) {
-        const std::size_t at = text.find(separator, start);
-        parts.push_back(trim(text.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start)));
-        if (at == std::string_view::npos) break;
-        start = at + 1;
-    }
-    return parts;
-}
-
-// A non-negative decimal integer that fits in int, or nullopt.
-std::optional<long long> parseNonNegative(const std::string& text, long long max = std::numeric_limits<int>::max()) {
-    if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos) return {};
-    const long long value = std::stoll(text);
-    if (value > max) return {};
-    return value;
-}
-
 constexpr std::size_t kMaxListLength = 100000;
 
 }  // namespace
 
 std::vector<int> parseIntList(const std::string& text, const std::string& what) {
     std::set<int> values;
-    if (trim(text).empty()) throw Error("", "", what + " is empty");
-    for (const std::string& part : split(text, ',')) {
+    if (trimmed(text).empty()) throw Error("", "", what + " is empty");
+    for (const std::string& part : splitFields(text, ',')) {
         const std::size_t dash = part.find('-', 1);
         const auto bad = [&](const std::string& why) {
             return Error("", "", what + ": \"" + part + "\" " + why + " (use numbers and ranges like 1-32,40)");
@@ -69,8 +43,8 @@ std::vector<int> parseIntList(const std::string& text, const std::string& what) 
             if (!v) throw bad("is not a non-negative integer");
             values.insert(static_cast<int>(*v));
         } else {
-            const auto lo = parseNonNegative(trim(part.substr(0, dash)));
-            const auto hi = parseNonNegative(trim(part.substr(dash + 1)));
+            const auto lo = parseNonNegative(trimmed(part.substr(0, dash)));
+            const auto hi = parseNonNegative(trimmed(part.substr(dash + 1)));
             if (!lo || !hi) throw bad("is not a range of non-negative integers");
             if (*lo > *hi) throw bad("is a range that runs backwards");
             if (static_cast<std::size_t>(*hi - *lo) >= kMaxListLength) throw bad("is too long a range");
@@ -82,7 +56,7 @@ std::vector<int> parseIntList(const std::string& text, const std::string& what) 
 }
 
 ShardSpec parseShard(const std::string& text) {
-    const auto parts = split(text, '/');
+    const auto parts = splitFields(text, '/');
     const auto bad = [&](const std::string& why) { return Error("", "", "--shard \"" + text + "\": " + why); };
     if (parts.size() != 2) throw bad("must be i/n, e.g. 0/2 for the first of two shards");
     const auto index = parseNonNegative(parts[0]);
