@@ -9,7 +9,7 @@ if(NOT MODE STREQUAL "clean")
   set(ENV{TUNESCOPE_CANARY} "${MODE}")
 endif()
 execute_process(COMMAND "${CMAKE_COMMAND}" -DCLI=${CANARY} -DCORPUS=${CORPUS} -DSEEDS=${SEEDS} -DKIND=results
-                        -DWORK=${WORK} -DSANITIZED=ON -P "${RUNNER}"
+                        -DWORK=${WORK} -DSANITIZED=ON -DMAX_FILES=8 -P "${RUNNER}"
                 RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE out)
 if(MODE STREQUAL "clean")
   if(NOT code EQUAL 0)
