@@ -2,8 +2,10 @@
 # Packs a GPU node's test run from a build made here (no Qt needed there): copies BUILD (default build-device,
 # configured with -DTUNESCOPE_GUI=OFF) to build-gpu-tests without object files, strips the binaries and points its
 # CTest files at the new folder. On the GPU node, from the repo root at the same path as here:
-#   LD_LIBRARY_PATH=/usr/local/cuda/lib64 ctest --test-dir build-gpu-tests --output-on-failure -j4
-# (the tests call cmake by the absolute path it had here, /usr/bin/cmake: link it there if the node has it elsewhere).
+#   LD_LIBRARY_PATH=/usr/local/cuda/lib64 ctest --test-dir build-gpu-tests --output-on-failure -j4 -E '^asan_'
+# (-E '^asan_': the sanitized corpus would build a second CLI there; CI runs it. Or configure BUILD with
+# -DTUNESCOPE_SANITIZED_CORPUS=OFF.) The tests call cmake by the absolute path it had here, /usr/bin/cmake: link it
+# there if the node has it elsewhere.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source_dir=${1:-build-device}

@@ -404,6 +404,33 @@ private slots:
         QVERIFY(!fs::exists(path("never.pem")));
     }
 
+    // The GUI's in-memory passphrase (issue 16): the same keys and signatures as with a passphrase file, and a key
+    // encrypted one way opens the other way.
+    void passphraseInMemory() {
+        const KeyPairFiles locked = generateKeyPairWithPassphrase(path("memory"), "correct horse battery staple");
+        QVERIFY(locked.encrypted);
+        QVERIFY(readBytes(locked.privateKeyFile).rfind("-----BEGIN ENCRYPTED PRIVATE KEY-----\n", 0) == 0);
+        writeBytes(profile_, readBytes(seedPath()));
+        const fs::path signature = path("memory.sig.json");
+        const SignResult signedResult =
+            signProfileWithPassphrase(profile_, locked.privateKeyFile, "correct horse battery staple", signature);
+        QCOMPARE(signedResult.keyId, locked.keyId);
+        QVERIFY(verifyProfile(profile_, locked.publicKeyFile, signature).ok);
+        const fs::path passphrase = path("memory-pass.txt");
+        writeBytes(passphrase, "correct horse battery staple\n");
+        QCOMPARE(signProfile(profile_, locked.privateKeyFile, passphrase, signature).keyId, locked.keyId);
+
+        Error error = expectError([&] { signProfileWithPassphrase(profile_, locked.privateKeyFile, "Tr0ub4dor&3", signature); });
+        QCOMPARE(error.file(), locked.privateKeyFile.string());
+        QVERIFY2(contains(error.message(), "wrong passphrase"), error.what());
+        error = expectError([&] { signProfileWithPassphrase(profile_, locked.privateKeyFile, "", signature); });
+        QVERIFY2(contains(error.message(), "encrypted") && contains(error.message(), "no passphrase was given"), error.what());
+        // An empty passphrase makes an unencrypted key, as in the GUI's keygen dialog.
+        const KeyPairFiles plain = generateKeyPairWithPassphrase(path("memory-plain"), "");
+        QVERIFY(!plain.encrypted);
+        QVERIFY(readBytes(plain.privateKeyFile).rfind("-----BEGIN PRIVATE KEY-----\n", 0) == 0);
+    }
+
     void badKeyFiles() {
         writeBytes(profile_, readBytes(seedPath()));
         // A public key where the private one belongs, and the other way round.

@@ -1,6 +1,8 @@
 #include "signingactions.hpp"
 
-#include <optional>
+#include <string_view>
+
+#include <openssl/crypto.h>
 
 #include <QCoreApplication>
 #include <QDialog>
@@ -16,7 +18,6 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
-#include <QTemporaryDir>
 #include <QVBoxLayout>
 
 #include "tunescope/canonical_json.hpp"
@@ -30,27 +31,33 @@ const QString kTrustedKeysSetting = QStringLiteral("signing/trustedPublicKeys");
 
 QString tr(const char* text) { return QCoreApplication::translate("Signing", text); }
 
-// The core reads passphrases from files (as the CLI does). The dialog's passphrase goes into a private temporary
-// folder (0700, file 0600) for the duration of one call and is removed with the folder.
-class PassphraseFile {
+// The dialog's passphrase as UTF-8 for the core's in-memory signing calls: never written to disk (issue 16), and
+// wiped when the call returns.
+class PassphraseBytes {
 public:
-    explicit PassphraseFile(const QString& passphrase) {
-        if (passphrase.isEmpty() || !dir_.isValid()) return;
-        const QString path = dir_.filePath(QStringLiteral("passphrase"));
-        QFile file(path);
-        if (!file.open(QIODevice::WriteOnly)) return;
-        file.setPermissions(QFile::ReadOwner | QFile::WriteOwner);
-        file.write(passphrase.toUtf8());
-        file.close();
-        path_ = path.toStdString();
+    explicit PassphraseBytes(const QString& passphrase) : bytes_(passphrase.toUtf8()) {}
+    ~PassphraseBytes() {
+        if (!bytes_.isEmpty()) OPENSSL_cleanse(bytes_.data(), static_cast<std::size_t>(bytes_.size()));
     }
-    std::optional<std::filesystem::path> path() const {
-        return path_.empty() ? std::nullopt : std::optional<std::filesystem::path>(path_);
-    }
+    PassphraseBytes(const PassphraseBytes&) = delete;
+    PassphraseBytes& operator=(const PassphraseBytes&) = delete;
+    std::string_view view() const { return {bytes_.constData(), static_cast<std::size_t>(bytes_.size())}; }
 
 private:
-    QTemporaryDir dir_;
-    std::string path_;
+    QByteArray bytes_;
+};
+
+// A passphrase typed into a dialog, wiped when it goes out of scope (when its buffer is not shared with another
+// QString: data() would copy a shared one instead of wiping it).
+struct DialogPassphrase {
+    QString text;
+    DialogPassphrase() = default;
+    DialogPassphrase(const DialogPassphrase&) = delete;
+    DialogPassphrase& operator=(const DialogPassphrase&) = delete;
+    ~DialogPassphrase() {
+        if (!text.isEmpty() && text.isDetached())
+            OPENSSL_cleanse(text.data(), static_cast<std::size_t>(text.size()) * sizeof(QChar));
+    }
 };
 
 }  // namespace
@@ -131,8 +138,8 @@ bool privateKeyIsEncrypted(const QString& privateKey) {
 QString signProfileWithKey(const QString& profilePath, const QString& privateKey, const QString& passphrase,
                            QString* error) {
     try {
-        PassphraseFile pass(passphrase);
-        const SignResult result = signProfile(profilePath.toStdString(), privateKey.toStdString(), pass.path());
+        const PassphraseBytes pass(passphrase);
+        const SignResult result = signProfileWithPassphrase(profilePath.toStdString(), privateKey.toStdString(), pass.view());
         return QString::fromStdString(result.signatureFile.string());
     } catch (const std::exception& e) {
         if (error) *error = QString::fromStdString(e.what());
@@ -142,8 +149,8 @@ QString signProfileWithKey(const QString& profilePath, const QString& privateKey
 
 QString generateKeys(const QString& baseName, const QString& passphrase, QString* error) {
     try {
-        PassphraseFile pass(passphrase);
-        const KeyPairFiles files = generateKeyPair(baseName.toStdString(), pass.path());
+        const PassphraseBytes pass(passphrase);
+        const KeyPairFiles files = generateKeyPairWithPassphrase(baseName.toStdString(), pass.view());
         return QString::fromStdString(files.keyId);
     } catch (const std::exception& e) {
         if (error) *error = QString::fromStdString(e.what());
@@ -170,16 +177,16 @@ QString signDialog(QWidget* parent, const QString& profilePath) {
     const QString key = QFileDialog::getOpenFileName(parent, tr("Private key to sign with"), QString(),
                                                      tr("Private keys (*.pem);;All files (*)"));
     if (key.isEmpty()) return {};
-    QString passphrase;
+    DialogPassphrase passphrase;
     if (privateKeyIsEncrypted(key)) {
         bool ok = false;
-        passphrase = QInputDialog::getText(parent, tr("Passphrase"),
-                                           tr("Passphrase for %1:").arg(QFileInfo(key).fileName()), QLineEdit::Password,
-                                           QString(), &ok);
+        passphrase.text = QInputDialog::getText(parent, tr("Passphrase"),
+                                                tr("Passphrase for %1:").arg(QFileInfo(key).fileName()),
+                                                QLineEdit::Password, QString(), &ok);
         if (!ok) return {};
     }
     QString error;
-    const QString signature = signProfileWithKey(profilePath, key, passphrase, &error);
+    const QString signature = signProfileWithKey(profilePath, key, passphrase.text, &error);
     if (signature.isEmpty())
         QMessageBox::warning(parent, tr("Sign profile"), error);
     else
@@ -217,21 +224,23 @@ void keygenDialog(QWidget* parent) {
     const QString base = QFileDialog::getSaveFileName(parent, tr("Key pair name (NAME.pem and NAME.pub.pem)"));
     if (base.isEmpty()) return;
     bool ok = false;
-    const QString pass = QInputDialog::getText(parent, tr("Passphrase"),
-                                               tr("Passphrase to encrypt the private key (empty: unencrypted):"),
-                                               QLineEdit::Password, QString(), &ok);
+    DialogPassphrase pass;
+    pass.text = QInputDialog::getText(parent, tr("Passphrase"),
+                                      tr("Passphrase to encrypt the private key (empty: unencrypted):"),
+                                      QLineEdit::Password, QString(), &ok);
     if (!ok) return;
-    if (!pass.isEmpty()) {
-        const QString again = QInputDialog::getText(parent, tr("Passphrase"), tr("The same passphrase again:"),
-                                                    QLineEdit::Password, QString(), &ok);
+    if (!pass.text.isEmpty()) {
+        DialogPassphrase again;
+        again.text = QInputDialog::getText(parent, tr("Passphrase"), tr("The same passphrase again:"),
+                                           QLineEdit::Password, QString(), &ok);
         if (!ok) return;
-        if (again != pass) {
+        if (again.text != pass.text) {
             QMessageBox::warning(parent, tr("Generate key pair"), tr("The passphrases differ; no key was written."));
             return;
         }
     }
     QString error;
-    const QString id = generateKeys(base, pass, &error);
+    const QString id = generateKeys(base, pass.text, &error);
     if (id.isEmpty()) {
         QMessageBox::warning(parent, tr("Generate key pair"), error);
         return;

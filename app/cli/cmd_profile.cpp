@@ -263,7 +263,7 @@ void registerImportTriton(CLI::App& app, CliContext& ctx) {
             bool usable = false;
             for (const auto& c : caches) usable = usable || c.parsedKey.has_value();
             if (usable) profile = profileFromTritonCaches(caches, args->options, &summary);
-            else summary.skipped = caches.size();
+            else summary = importTritonCaches(profile, caches);  // skips every cache, each with its reason
         }
         const bool changed = summary.evidenceAdded + summary.evidenceReplaced + summary.policySet > 0;
         if (changed) saveProfile(profile, args->out);
@@ -298,7 +298,7 @@ void registerImportFla(CLI::App& app, CliContext& ctx) {
             bool usable = false;
             for (const auto& e : file.entries) usable = usable || e.parsedKey.has_value();
             if (usable) profile = profileFromFlaConfig(file, args->options, &summary);
-            else summary.skipped = file.entries.size();
+            else summary = importFlaConfig(profile, file);  // skips every entry, each with its reason
         }
         const bool changed = summary.evidenceAdded + summary.evidenceReplaced + summary.policySet > 0;
         if (changed) saveProfile(profile, args->out);

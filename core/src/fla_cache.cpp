@@ -260,7 +260,7 @@ ImportSummary importFlaConfig(Profile& profile, const FlaConfigFile& file) {
         const std::string at = "/autotune_entries/" + e->hash;
         auto skip = [&](const std::string& why) {
             ++summary.skipped;
-            summary.messages.push_back("skipped " + at + ": " + why);
+            summary.messages.push_back("skipped " + where + ": at " + at + ": " + why);
         };
         if (!e->parsedKey) {
             skip("autotune_key " + e->autotune_key.dump() + " is not l2norm's [D, NB, x dtype, y dtype, rstd dtype]");

@@ -115,18 +115,17 @@ int supplyPassphrase(char* buffer, int size, int /*rwflag*/, void* userData) {
     return static_cast<int>(request->passphrase->size());
 }
 
-Pkey loadPrivateKey(const fs::path& file, const std::optional<fs::path>& passphraseFile) {
+// `passphrase` is null when none was given; `hint` ends the message for that case (the CLI names its option).
+Pkey loadPrivateKey(const fs::path& file, const std::string* passphrase, const char* hint) {
     const std::string name = file.string();
     SecretString pem{readTextFile(file, kMaxKeyFileBytes)};
-    SecretString passphrase;
-    if (passphraseFile) passphrase.value = readPassphraseFile(*passphraseFile);
-    PassphraseRequest request{passphraseFile ? &passphrase.value : nullptr};
+    PassphraseRequest request{passphrase};
     Bio bio = memoryBioOver(pem.value);
     Pkey key(PEM_read_bio_PrivateKey(bio.get(), nullptr, supplyPassphrase, &request));
     if (!key) {
         const std::string detail = takeOpenSslError();
-        if (request.asked && !passphraseFile)
-            throw Error(name, "", "the private key is encrypted; give its passphrase with --passphrase-file");
+        if (request.asked && passphrase == nullptr)
+            throw Error(name, "", std::string("the private key is encrypted") + hint);
         if (request.tooLong) throw Error(name, "", "the passphrase is longer than OpenSSL accepts");
         if (request.asked)
             throw Error(name, "", "cannot decrypt the private key: wrong passphrase (or a damaged key file)");
@@ -383,39 +382,38 @@ fs::path defaultSignaturePath(const fs::path& profile) {
     return fs::path(profile.string() + ".sig.json");
 }
 
-KeyPairFiles generateKeyPair(const fs::path& name, const std::optional<fs::path>& passphraseFile, bool overwrite) {
+namespace {
+
+KeyPairFiles generateKeyPairImpl(const fs::path& name, const std::string* passphrase, bool overwrite) {
     KeyPairFiles files;
     files.privateKeyFile = fs::path(name.string() + ".pem");
     files.publicKeyFile = fs::path(name.string() + ".pub.pem");
-    files.encrypted = passphraseFile.has_value();
+    files.encrypted = passphrase != nullptr;
     for (const fs::path& target : {files.privateKeyFile, files.publicKeyFile}) {
         std::error_code ec;
         if (fs::is_directory(target, ec)) throw Error(target.string(), "", "is a folder; choose another key name");
         if (!overwrite && fs::exists(target, ec))
             throw Error(target.string(), "", "already exists; not replacing a key (choose another name, or --force)");
     }
-    SecretString passphrase;
-    if (passphraseFile) passphrase.value = readPassphraseFile(*passphraseFile);
-
     Pkey key(EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519"));
     if (!key) throw Error("", "", withOpenSslDetail("cannot generate an Ed25519 key"));
     files.keyId = keyIdOf(key.get());
-    SecretString privatePem{encodePrivateKey(key.get(), passphraseFile ? &passphrase.value : nullptr)};
+    SecretString privatePem{encodePrivateKey(key.get(), passphrase)};
     // Private first and owner-only: a crash between the two writes leaves no public key without its private key.
     writeFileAtomic(files.privateKeyFile, privatePem.value, 0600);
     writeFileAtomic(files.publicKeyFile, encodePublicKey(key.get()), 0644);
     return files;
 }
 
-SignResult signProfile(const fs::path& profile, const fs::path& privateKeyFile,
-                       const std::optional<fs::path>& passphraseFile, const std::optional<fs::path>& signatureFile) {
+SignResult signProfileImpl(const fs::path& profile, const fs::path& privateKeyFile, const std::string* passphrase,
+                           const char* passphraseHint, const std::optional<fs::path>& signatureFile) {
     SignResult result;
     result.signatureFile = signatureFile ? *signatureFile : defaultSignaturePath(profile);
     std::error_code ec;
     if (fs::exists(result.signatureFile, ec) && fs::equivalent(result.signatureFile, profile, ec))
         throw Error(result.signatureFile.string(), "", "is the profile itself; the signature needs its own file");
     const std::string canonical = canonicalizeJsonFile(profile);
-    const Pkey key = loadPrivateKey(privateKeyFile, passphraseFile);
+    const Pkey key = loadPrivateKey(privateKeyFile, passphrase, passphraseHint);
     result.keyId = keyIdOf(key.get());
     result.canonicalSha256 = sha256Hex(canonical);
     const std::string signature = signBytes(key.get(), dssePreAuthEncoding(kProfilePayloadType, canonical));
@@ -426,6 +424,45 @@ SignResult signProfile(const fs::path& profile, const fs::path& privateKeyFile,
     envelope["signatures"] = Json::array({Json{{"keyid", result.keyId}, {"sig", base64Encode(signature)}}});
     writeFileAtomic(result.signatureFile, dumpJson(envelope, 2) + "\n");
     return result;
+}
+
+// The in-memory passphrase of the *WithPassphrase calls, copied into a buffer that is wiped on return; none when
+// empty.
+struct MemoryPassphrase {
+    SecretString copy;
+    bool given = false;
+    explicit MemoryPassphrase(std::string_view passphrase) : given(!passphrase.empty()) {
+        copy.value.assign(passphrase.data(), passphrase.size());  // straight into the wiped buffer, no temporary
+    }
+    const std::string* get() const { return given ? &copy.value : nullptr; }
+};
+
+}  // namespace
+
+KeyPairFiles generateKeyPair(const fs::path& name, const std::optional<fs::path>& passphraseFile, bool overwrite) {
+    SecretString passphrase;
+    if (passphraseFile) passphrase.value = readPassphraseFile(*passphraseFile);
+    return generateKeyPairImpl(name, passphraseFile ? &passphrase.value : nullptr, overwrite);
+}
+
+KeyPairFiles generateKeyPairWithPassphrase(const fs::path& name, std::string_view passphrase, bool overwrite) {
+    const MemoryPassphrase secret(passphrase);
+    return generateKeyPairImpl(name, secret.get(), overwrite);
+}
+
+SignResult signProfile(const fs::path& profile, const fs::path& privateKeyFile,
+                       const std::optional<fs::path>& passphraseFile, const std::optional<fs::path>& signatureFile) {
+    SecretString passphrase;
+    if (passphraseFile) passphrase.value = readPassphraseFile(*passphraseFile);
+    return signProfileImpl(profile, privateKeyFile, passphraseFile ? &passphrase.value : nullptr,
+                           "; give its passphrase with --passphrase-file", signatureFile);
+}
+
+SignResult signProfileWithPassphrase(const fs::path& profile, const fs::path& privateKeyFile,
+                                     std::string_view passphrase, const std::optional<fs::path>& signatureFile) {
+    const MemoryPassphrase secret(passphrase);
+    return signProfileImpl(profile, privateKeyFile, secret.get(), ", and no passphrase was given",
+                           signatureFile);
 }
 
 VerifyResult verifyProfile(const fs::path& profile, const fs::path& publicKeyFile,

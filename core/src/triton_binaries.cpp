@@ -319,7 +319,7 @@ TritonCacheScan scanTritonCache(const fs::path& dir, std::string_view kernel) {
     if (index) {
         for (const auto& [hash, entry] : index->byHash) {
             const bool found = std::any_of(scan.variants.begin(), scan.variants.end(),
-                                           [&](const TritonVariant& v) { return v.hash == hash; });
+                                           [&hash = hash](const TritonVariant& v) { return v.hash == hash; });
             if (!found) {
                 throw Error((dir / kTritonIndexFileName).string(), "",
                             "lists variant " + hash + " (folder " + entry.folder + "), which has no " +

@@ -233,7 +233,7 @@ ImportSummary importTritonCaches(Profile& profile, const std::vector<TritonAutot
             summary.messages.push_back("skipped " + cache->file + ": " + why);
         };
         if (!cache->parsedKey) {
-            skip("key " + cache->key.dump() + " is not l2norm's [D, NB, x dtype, y dtype, rstd dtype]");
+            skip("at /key: " + cache->key.dump() + " is not l2norm's [D, NB, x dtype, y dtype, rstd dtype]");
             continue;
         }
         const AutotuneKey& key = *cache->parsedKey;
@@ -243,6 +243,10 @@ ImportSummary importTritonCaches(Profile& profile, const std::vector<TritonAutot
             continue;
         }
         const TritonTimedConfig* best = cache->best();
+        if (cache->configsTimings.empty()) {
+            skip("at /configs_timings: the list is empty (no config was tuned)");
+            continue;
+        }
         if (!best) {
             skip("no config has a finite timing (every config failed)");
             continue;

@@ -30,6 +30,11 @@ KeyPairFiles generateKeyPair(const std::filesystem::path& name,
                              const std::optional<std::filesystem::path>& passphraseFile = std::nullopt,
                              bool overwrite = false);
 
+// The same with a passphrase held in memory (the GUI's dialog), so it is never written to disk; empty means none.
+// The core wipes the copies it makes (OPENSSL_cleanse); the caller wipes its own.
+KeyPairFiles generateKeyPairWithPassphrase(const std::filesystem::path& name, std::string_view passphrase,
+                                           bool overwrite = false);
+
 // Reads a passphrase file: its bytes minus one trailing newline. Throws Error when missing, empty or > 1 KiB.
 std::string readPassphraseFile(const std::filesystem::path& file);
 
@@ -55,6 +60,11 @@ struct SignResult {
 SignResult signProfile(const std::filesystem::path& profile, const std::filesystem::path& privateKeyFile,
                        const std::optional<std::filesystem::path>& passphraseFile = std::nullopt,
                        const std::optional<std::filesystem::path>& signatureFile = std::nullopt);
+
+// The same with a passphrase held in memory (see generateKeyPairWithPassphrase); empty means none.
+SignResult signProfileWithPassphrase(const std::filesystem::path& profile, const std::filesystem::path& privateKeyFile,
+                                     std::string_view passphrase,
+                                     const std::optional<std::filesystem::path>& signatureFile = std::nullopt);
 
 struct VerifyResult {
     bool ok = false;

@@ -1,10 +1,20 @@
-# cmake -DCLI=... -DCORPUS=tests/data/bad-input -DSEEDS=tests/data/bad-input-seeds -DKIND=profile -DWORK=... -P run_corpus.cmake
+# cmake -DCLI=... -DCORPUS=tests/data/bad-input -DSEEDS=tests/data/bad-input-seeds -DKIND=profile -DWORK=...
+#       [-DSANITIZED=ON] [-DMAX_FILES=N] -P run_corpus.cmake
 # Runs every CLI command that reads a file of KIND over each file of the generated bad-input corpus
 # (tests/make_bad_input_corpus.py). Passes when no run crashes, none takes over 5 s, every exit code is a documented
-# one (0, 1, 2) and every exit-2 message names the file it is about.
+# one (0, 1, 2) and every exit-2 message names the file it is about. Where the corpus changed the type of one
+# member (files named *-member-KEY-null|array|number|string), a run that refuses or flags the file (exit 1 or 2)
+# must also name that member's JSON Pointer, /KEY. Results files are left out of that: their mutated header is a
+# one-line file without its newline, which the reader rightly takes for a header torn by a kill.
+# With -DSANITIZED=ON (a CLI built with ASan + UBSan, tests/cli/sanitized_bad_input.cmake) any sanitizer report in a
+# run's output is a failure too, whatever the exit code: a report that ends in exit 1 would otherwise pass as a
+# documented code.
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 file(GLOB inputs "${CORPUS}/${KIND}/*")
+if(MAX_FILES)  # the first MAX_FILES files only (the sanitizer canary tests: each report takes a second to print)
+  list(SUBLIST inputs 0 ${MAX_FILES} inputs)
+endif()
 list(LENGTH inputs count)
 if(count EQUAL 0)
   message(FATAL_ERROR "no corpus files in ${CORPUS}/${KIND}")
@@ -17,7 +27,9 @@ function(check_run file named)
   math(EXPR next "${runs} + 1")
   set(runs ${next} PARENT_SCOPE)
   set(problem "")
-  if(NOT code MATCHES "^[012]$")
+  if(SANITIZED AND "${out}${err}" MATCHES "(ERROR: [A-Za-z]+Sanitizer|runtime error:)")
+    set(problem "sanitizer report (exit '${code}')")
+  elseif(NOT code MATCHES "^[012]$")
     set(problem "exit '${code}' (crash, hang over 5 s or undocumented code)")
   elseif(code EQUAL 2)
     string(FIND "${out}${err}" "${named}" at)
@@ -25,19 +37,38 @@ function(check_run file named)
       set(problem "exit 2 without naming ${named}")
     endif()
   endif()
+  if(NOT problem AND pointer AND named STREQUAL input AND code MATCHES "^[12]$")
+    string(FIND "${out}${err}" "${pointer}" at)
+    if(at EQUAL -1)
+      set(problem "exit ${code} without naming the member's JSON Pointer ${pointer}")
+    endif()
+  endif()
   if(problem)
-    string(SUBSTRING "${out}${err}" 0 300 shown)
+    if(SANITIZED)
+      string(SUBSTRING "${out}${err}" 0 3000 shown)  # the report's first frames
+    else()
+      string(SUBSTRING "${out}${err}" 0 300 shown)
+    endif()
     set(failures "${failures}\n${file}: tunescope-cli ${ARGN}: ${problem}\n    ${shown}" PARENT_SCOPE)
   endif()
 endfunction()
 
 foreach(input IN LISTS inputs)
   get_filename_component(base "${input}" NAME)
+  set(member_pointer "")
+  if(NOT KIND STREQUAL "results" AND base MATCHES "-member-([A-Za-z0-9_]+)-(null|array|number|string)$")
+    set(member_pointer "/${CMAKE_MATCH_1}")
+  endif()
+  set(pointer "")  # hash and validate read every kind, but know the members of profiles and reports only
+  if(KIND MATCHES "^(profile|report)$")
+    set(pointer "${member_pointer}")
+  endif()
   set(scratch "${WORK}/out")
   file(REMOVE_RECURSE "${scratch}" "${scratch}.json" "${scratch}.jsonl")
   check_run("${base}" "${input}" hash "${input}")
   check_run("${base}" "${input}" hash --canonical "${input}")
   check_run("${base}" "${input}" validate "${input}")
+  set(pointer "${member_pointer}")  # the commands below read the file as its kind
   if(KIND STREQUAL "profile")
     check_run("${base}" "${input}" convert "${input}" --out "${scratch}.json")
     check_run("${base}" "${input}" lookup "${input}" --batch 2 --padded-tokens 1000)
@@ -64,6 +95,7 @@ foreach(input IN LISTS inputs)
     check_run("${base}" "${input}" promote "${SEEDS}/profile.json" --results "${input}" --out "${scratch}.json")
   elseif(KIND STREQUAL "envelope")
     check_run("${base}" "${input}" verify "${SEEDS}/profile.json" --pubkey "${SEEDS}/signer.pub.pem" --sig "${input}")
+    set(pointer "")  # read as a PEM public key, not as JSON
     check_run("${base}" "${input}" verify "${SEEDS}/profile.json" --pubkey "${input}" --sig "${SEEDS}/profile.json.sig.json")
   elseif(KIND STREQUAL "grid")
     check_run("${base}" "${input}" sweep --grid "${input}" --backend cpu --hot --nb 1 --rows-per-nb 64 --min-samples 1

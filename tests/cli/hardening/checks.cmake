@@ -167,6 +167,13 @@ elseif(CASE STREQUAL "secret_files")
     message(FATAL_ERROR "sign with a piped passphrase: exit ${code}\n${out}${err}")
   endif()
   expect_in("${err}" "the private key is readable by everyone (mode 0644); chmod 600 it")
+  # A passphrase in a regular file its group can read is warned about too; it still signs.
+  file(CHMOD "${WORK}/key.pem" PERMISSIONS OWNER_READ OWNER_WRITE)
+  file(WRITE "${WORK}/pass.txt" "s3cret pass\n")
+  file(CHMOD "${WORK}/pass.txt" PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ)
+  run_cli(0 out sign "${WORK}/p.json" --key "${WORK}/key.pem" --passphrase-file "${WORK}/pass.txt")
+  expect_in("${out}" "${WORK}/pass.txt: the passphrase file is readable by its group (mode 0640); chmod 600 it")
+  expect_not_in("${out}" "the private key is readable")
 elseif(CASE STREQUAL "triton_nan_timing")
   # Interop 5: one NaN timing (Python writes it) is a failed config of that file, not a broken cache folder.
   file(READ "${FORMATS}/triton-cache/ABCDEF234/l2norm_fwd_kernel.autotune.json" cache)
