@@ -12,7 +12,8 @@ jobs=${TUNESCOPE_JOBS:-$(nproc)}
 packages=(build-essential cmake git pkg-config libssl-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
           qt6-base-dev libqt6svg6-dev libqcustomplot-dev xvfb xauth
           hipcc libamdhip64-dev clang-14 libclang-rt-14-dev
-          slurm-wlm munge)  # slurm-wlm, munge: the single-node SLURM of tests/cli/slurm.cmake (docs/cluster.md)
+          slurm-wlm munge  # the single-node SLURM of tests/cli/slurm.cmake (docs/cluster.md)
+          python3-minimal)  # tests/cli/hardening/export_kill.py (kill -9 during export-fla)
 
 setup() {
     local missing=()
