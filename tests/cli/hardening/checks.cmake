@@ -67,6 +67,11 @@ elseif(CASE STREQUAL "many_keys")
   run_cli(0 out hash --canonical "${WORK}/big.json")
   run_cli(0 out convert "${WORK}/big.json" --out "${WORK}/big-converted.json")
   expect_same_file("${WORK}/big.json" "${WORK}/big-converted.json")
+  # The rest of the finding's commands: export-fla, and sign + verify (the canonical form of every member).
+  run_cli(0 out export-fla "${WORK}/big.json" --out "${WORK}/export" --force)
+  run_cli(0 out keygen --out "${WORK}/key")
+  run_cli(0 out sign "${WORK}/big.json" --key "${WORK}/key.pem")
+  run_cli(0 out verify "${WORK}/big.json" --pubkey "${WORK}/key.pub.pem")
 elseif(CASE STREQUAL "sweep_out_not_results")
   # Finding 3: sweep --out over a file that is not a results file must refuse, leaving it as it was.
   file(WRITE "${WORK}/notes.txt" "my notes, no newline")
