@@ -117,7 +117,9 @@ def main():
     ap.add_argument("--stages", default="2,3,4", help="num_stages of the do_bench table (default 2,3,4: 75 configs)")
     ap.add_argument("--warmup", type=float, default=5, help="do_bench warmup, ms")
     ap.add_argument("--rep", type=float, default=20, help="do_bench rep, ms")
-    ap.add_argument("--sweep", default="", help="TuneScope sweep results (JSON Lines) of --kernel triton to compare")
+    ap.add_argument("--sweep", action="append", default=[],
+                    help="TuneScope sweep results (JSON Lines) of --kernel triton to compare; repeatable (the probe "
+                         "uses the first)")
     ap.add_argument("--export", default="", help="folder written by export-fla: run FLA's l2norm_fwd in strict mode")
     ap.add_argument("--rounds", type=int, default=3,
                     help="do_bench calls per config and NB, in a new shuffled order each round; the table holds the "
@@ -266,36 +268,50 @@ def main():
     report["do_bench_rounds_us"] = {str(nb): row for nb, row in rounds_table.items()}
 
     # --- 3. C++ sweep vs do_bench, num_stages 3 ---------------------------------------------------------------
-    cpp = {}
-    if a.sweep:
-        with open(a.sweep) as f:
+    def read_sweep(path):
+        medians = {}
+        with open(path) as f:
             for line in f:
                 rec = json.loads(line)
                 if rec.get("type") != "measurement" or rec.get("kind") != "l2norm" or not rec.get("kernel_source"):
                     continue
                 c = rec["config"]
-                cpp.setdefault(rec["nb"], {})[config_key(c["BT"], c["num_warps"], c["num_stages"])] = \
+                medians.setdefault(rec["nb"], {})[config_key(c["BT"], c["num_warps"], c["num_stages"])] = \
                     1e3 * rec["median_ms"]
-        print("compare: C++ sweep median (Triton binaries launched from C++) vs do_bench median, per NB over the "
-              "configs of both")
-        print("  NB  configs  max|ratio-1|  mean|ratio-1|  spearman  C++ fastest  do_bench fastest")
+        return medians
+
+    cpp = {}
+    report["compare_by_sweep"] = {}
+    for index, path in enumerate(a.sweep):
+        medians = read_sweep(path)
+        if index == 0:
+            cpp = medians  # the probe below compares against the first sweep
+        print(f"compare: C++ sweep median (Triton binaries launched from C++, {os.path.basename(path)}) vs do_bench "
+              "median, per NB over the configs of both")
+        print("  NB  configs  max|ratio-1|  worst config  mean|ratio-1|  spearman  C++ fastest  do_bench fastest")
         compare = {}
         for nb in nbs:
-            keys = sorted(k for k in cpp.get(nb, {}) if k in table[nb])
+            keys = sorted(k for k in medians.get(nb, {}) if k in table[nb])
             if len(keys) < 2:
                 print(f"  {nb:2d}  (no common configs)")
                 continue
-            ours, theirs = [cpp[nb][k] for k in keys], [table[nb][k] for k in keys]
+            ours, theirs = [medians[nb][k] for k in keys], [table[nb][k] for k in keys]
             dev = [abs(o / t - 1) for o, t in zip(ours, theirs)]
+            worst = keys[max(range(len(keys)), key=lambda i: dev[i])]
             rho = spearman(ours, theirs)
-            compare[nb] = {"configs": len(keys), "max_abs_ratio_minus_1": max(dev), "mean": statistics.mean(dev),
+            compare[nb] = {"configs": len(keys), "max_abs_ratio_minus_1": max(dev), "worst_config": worst,
+                           "worst_ratio": medians[nb][worst] / table[nb][worst], "mean": statistics.mean(dev),
                            "spearman": rho}
-            print(f"  {nb:2d}  {len(keys):7d}  {100 * max(dev):10.2f}%  {100 * statistics.mean(dev):11.2f}%  "
-                  f"{rho:8.3f}  {min(keys, key=lambda k: cpp[nb][k]):>11}  {min(keys, key=lambda k: table[nb][k]):>16}")
+            print(f"  {nb:2d}  {len(keys):7d}  {100 * max(dev):10.2f}%  {worst:>12}  {100 * statistics.mean(dev):11.2f}%  "
+                  f"{rho:8.3f}  {min(keys, key=lambda k: medians[nb][k]):>11}  "
+                  f"{min(keys, key=lambda k: table[nb][k]):>16}")
         if compare:
-            print(f"compare: worst max|ratio-1| {100 * max(c['max_abs_ratio_minus_1'] for c in compare.values()):.2f}%"
+            print(f"compare ({os.path.basename(path)}): worst max|ratio-1| "
+                  f"{100 * max(c['max_abs_ratio_minus_1'] for c in compare.values()):.2f}%"
                   f", lowest Spearman {min(c['spearman'] for c in compare.values()):.3f}")
-        report["compare"] = compare
+        report["compare_by_sweep"][os.path.basename(path)] = compare
+        if index == 0:
+            report["compare"] = compare
 
     # --- 3b. probe: the same configs under several measurement variants, interleaved, against the C++ sweep -----
     # A variant is slack:stream:inputs:timing. slack: see --slack. stream: default (torch's current stream, the legacy

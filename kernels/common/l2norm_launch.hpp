@@ -41,5 +41,8 @@ void launchFillRandom(std::uint16_t* x, std::uint64_t elements, std::uint64_t se
 // Reads `bytes` (a multiple of 16) of `buffer` and writes one word of `sink` only if an impossible value shows up,
 // so the reads cannot be optimised away. With a memset before it: the cold-L2 flush.
 void launchReadAll(const void* buffer, std::uint64_t bytes, unsigned* sink, void* stream);
+// One thread spins for `cycles` SM clock cycles (torch.cuda._sleep's spin): the device stays busy, with no memory
+// traffic and L2 untouched, while the host queues what follows.
+void launchSpin(std::uint64_t cycles, void* stream);
 
 }  // namespace tunescope::l2norm
