@@ -354,6 +354,87 @@ private slots:
         QCOMPARE(third.prepareCalls, 0);
     }
 
+    // --kernel both: two sweeps over the same shapes, shape by shape in turn, the first one rotating.
+    void interleavedSweepsTakeShapesInTurn() {
+        QTemporaryDir dir;
+        const std::filesystem::path base = dir.path().toStdString();
+        const SweepPlan a = smallPlan();  // 8 configs + the copy per shape
+        SweepPlan b = smallPlan();
+        b.grid = gridFromLists({32}, {2, 8}, {3});  // 2 configs + the copy per shape
+        std::vector<std::string> order;  // "a1" = sweep a measured NB 1
+        std::vector<std::size_t> done, total;
+        const auto sweepOf = [&](const std::string& tag) {
+            InterleavedSweep sweep;
+            sweep.plan = tag == "a" ? &a : &b;
+            sweep.options = quietOptions(base / (tag + ".jsonl"));
+            sweep.options.progress = [&order, &done, &total, tag](const SweepProgress& p) {
+                const std::string step = tag + std::to_string(p.shape->nb);
+                if (order.empty() || order.back() != step) order.push_back(step);
+                done.push_back(p.done);
+                total.push_back(p.total);
+            };
+            return sweep;
+        };
+        ScriptedDevice device;
+        const std::vector<SweepOutcome> outcomes = runInterleavedSweeps({sweepOf("a"), sweepOf("b")}, {&device});
+        QCOMPARE(order, (std::vector<std::string>{"a1", "b1", "b2", "a2", "a3", "b3"}));
+        QCOMPARE(outcomes.size(), std::size_t(2));
+        QCOMPARE(outcomes[0].measured, std::size_t(27));
+        QCOMPARE(outcomes[1].measured, std::size_t(9));
+        QCOMPARE(outcomes[0].notRun + outcomes[1].notRun, std::size_t(0));
+        QCOMPARE(device.prepareCalls, 6);  // each sweep prepares each shape once
+        for (std::size_t i = 1; i < done.size(); ++i) QVERIFY(done[i] == done[i - 1] + 1);  // one count over both
+        QCOMPARE(done.back(), total.back());
+        QVERIFY(total.front() >= total.back());  // racing only lowers the estimate
+        // Each file is an ordinary sweep of its own plan, identical in content to a sweep run alone.
+        QCOMPARE(loadResults(base / "a.jsonl").header.planHash, planHash(a));
+        QCOMPARE(loadResults(base / "b.jsonl").header.planHash, planHash(b));
+        ScriptedDevice alone;
+        runSweep(b, {&alone}, quietOptions(base / "b-alone.jsonl"));
+        QCOMPARE(keysOf(loadResults(base / "b.jsonl")), keysOf(loadResults(base / "b-alone.jsonl")));
+
+        // Run again: both files are complete, nothing is measured.
+        ScriptedDevice again;
+        order.clear();
+        const std::vector<SweepOutcome> nothing = runInterleavedSweeps({sweepOf("a"), sweepOf("b")}, {&again});
+        QCOMPARE(nothing[0].resumed, std::size_t(27));
+        QCOMPARE(nothing[1].resumed, std::size_t(9));
+        QCOMPARE(nothing[0].measured + nothing[1].measured, std::size_t(0));
+        QCOMPARE(again.prepareCalls, 0);
+
+        // Stopped after the first shape of sweep a: the rest is not run, and the same call finishes it.
+        std::atomic<bool> stop{false};
+        InterleavedSweep first = sweepOf("a");
+        first.options.out = base / "stop-a.jsonl";
+        first.options.stopRequested = &stop;
+        first.options.progress = nullptr;
+        first.options.recordWritten = [&stop](const ResultRecord&) { stop = true; };  // after its first shape
+        InterleavedSweep second = sweepOf("b");
+        second.options.out = base / "stop-b.jsonl";
+        second.options.stopRequested = &stop;
+        second.options.progress = nullptr;
+        ScriptedDevice third;
+        const std::vector<SweepOutcome> stopped = runInterleavedSweeps({first, second}, {&third});
+        QVERIFY(stopped[0].interrupted);
+        QCOMPARE(stopped[0].measured, std::size_t(9));
+        QCOMPARE(stopped[1].measured, std::size_t(0));
+        QCOMPARE(stopped[1].notRun, std::size_t(9));
+        stop = false;
+        first.options.recordWritten = nullptr;
+        ScriptedDevice fourth;
+        const std::vector<SweepOutcome> finished = runInterleavedSweeps({first, second}, {&fourth});
+        QCOMPARE(finished[0].resumed, std::size_t(9));
+        QCOMPARE(finished[0].measured, std::size_t(18));
+        QCOMPARE(finished[1].measured, std::size_t(9));
+
+        // Different shapes cannot be interleaved.
+        SweepPlan other = smallPlan();
+        other.shapes = shapesFromNbList({1, 2});
+        InterleavedSweep mismatched = sweepOf("b");
+        mismatched.plan = &other;
+        expectError([&] { runInterleavedSweeps({sweepOf("a"), mismatched}, {&device}); }, {"same shapes"});
+    }
+
     void resumeRefusesAnotherPlan() {
         QTemporaryDir dir;
         const auto out = std::filesystem::path(dir.path().toStdString()) / "r.jsonl";

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "commands.hpp"
@@ -24,6 +25,7 @@
 #include "tunescope/profile.hpp"
 #include "tunescope/promote.hpp"
 #include "tunescope/results.hpp"
+#include "tunescope/run_compare.hpp"
 #include "tunescope/shard_audit.hpp"
 #include "tunescope/sweep.hpp"
 #include "tunescope/triton_binaries.hpp"
@@ -152,7 +154,8 @@ struct SweepArgs {
     std::string batch, paddedTokens;
     std::string grid;
     std::string bt, warps, stages;
-    std::string kernel = "native";  // native or triton (docs/triton-kernels.md)
+    std::string kernel = "native";  // native, triton or both (docs/triton-kernels.md)
+    std::string standinOut;         // --kernel both: the stand-in's results file (default: <out>.standin.jsonl)
     std::string tritonCache;        // empty: TRITON_CACHE_DIR or ~/.triton/cache
     bool hot = false;
     bool cold = false;
@@ -218,7 +221,7 @@ SweepPlan buildPlan(const SweepArgs& a, CLI::App& sub) {
         plan.triton = std::make_shared<const TritonCacheScan>(
             scanTritonCache(a.tritonCache.empty() ? defaultTritonCacheDir() : std::filesystem::path(a.tritonCache)));
     } else if (a.kernel != "native") {
-        throw Error("", "", "--kernel must be native or triton (got '" + a.kernel + "')");
+        throw Error("", "", "--kernel must be native, triton or both (got '" + a.kernel + "')");
     }
     if (a.hot && a.cold) throw Error("", "", "give --cold or --hot, not both");
     plan.coldL2 = !a.hot;
@@ -329,8 +332,61 @@ std::vector<int> parseDeviceList(const SweepArgs& a, CLI::App& sub) {
     return {a.device};
 }
 
+// --kernel both: FLA's Triton kernel and the stand-in, the same grid (FLA's configs unless given), the same
+// stopping rule and samples queued per wait (do_bench's 16 unless --pipeline), the same rounds, measured shape by
+// shape in turn (runInterleavedSweeps), each into its own results file.
+std::pair<SweepPlan, SweepPlan> buildBothPlans(const SweepArgs& a, CLI::App& sub) {
+    SweepArgs tritonArgs = a;
+    tritonArgs.kernel = "triton";
+    SweepPlan triton = buildPlan(tritonArgs, sub);
+    SweepArgs nativeArgs = a;
+    nativeArgs.kernel = "native";
+    SweepPlan native = buildPlan(nativeArgs, sub);
+    native.grid = triton.grid;
+    native.rule.pipelineDepth = triton.rule.pipelineDepth;
+    return {std::move(triton), std::move(native)};
+}
+
+std::string standinOutPath(const SweepArgs& a) {
+    if (!a.standinOut.empty()) return a.standinOut;
+    std::filesystem::path out(a.out);
+    const std::string stem = out.extension() == ".jsonl" ? out.stem().string() : out.filename().string();
+    return (out.parent_path() / (stem + ".standin.jsonl")).string();
+}
+
+// Per NB: each kernel's fastest config and how alike the two kernels rank the configs (compareRuns, as `compare`).
+void printKernelAgreement(const std::string& standinOut, const std::string& tritonOut) {
+    const ResultsFile standin = loadResults(standinOut);
+    const ResultsFile triton = loadResults(tritonOut);
+    const RunComparison cmp = compareRuns(standin, triton);
+    std::cout << "\nstand-in vs FLA's Triton kernel, per NB (Spearman over the configs both measured; 1 = the same "
+                 "order):\n";
+    std::cout << "NB   stand-in fastest  FLA fastest   Spearman  configs  same pick\n";
+    for (const RunComparisonNb& nb : cmp.perNb) {
+        char rho[32] = "-";
+        if (nb.rankCorrelation) std::snprintf(rho, sizeof rho, "%.3f", *nb.rankCorrelation);
+        char line[200];
+        std::snprintf(line, sizeof line, "%-4d %-17s %-13s %-9s %-8zu %s\n", nb.nb,
+                      nb.winnerA ? shortConfig(*nb.winnerA).c_str() : "-",
+                      nb.winnerB ? shortConfig(*nb.winnerB).c_str() : "-", rho, nb.rankedConfigs,
+                      nb.winnerA && nb.winnerB ? (*nb.winnerA == *nb.winnerB ? "yes" : "no") : "-");
+        std::cout << line;
+    }
+    if (cmp.lowestRankCorrelation)
+        std::printf("lowest Spearman %.3f (NB %d)\n", *cmp.lowestRankCorrelation, cmp.lowestRankNb);
+}
+
 void runSweepCommand(const SweepArgs& a, CLI::App& sub, CliContext& ctx) {
-    const SweepPlan plan = buildPlan(a, sub);
+    const bool both = a.kernel == "both";
+    if (!both && !a.standinOut.empty()) throw Error("", "", "--standin-out goes with --kernel both");
+    SweepPlan standinPlan;
+    SweepPlan plan;
+    if (both) {
+        std::tie(plan, standinPlan) = buildBothPlans(a, sub);
+        validatePlan(standinPlan);
+    } else {
+        plan = buildPlan(a, sub);
+    }
     if (isClusterShard(a.shard) && !a.quiet)
         std::cerr << "tunescope-cli: shard " << plan.shard.index << "/" << plan.shard.count << " (--shard " << a.shard
                   << ")\n";
@@ -375,26 +431,54 @@ void runSweepCommand(const SweepArgs& a, CLI::App& sub, CliContext& ctx) {
     options.deviceWarmupMs = a.deviceWarmupMs;
     options.allowMixedDevices = a.allowMixedDevices;
 
-    SweepOutcome outcome;
+    const std::string standinOut = both ? standinOutPath(a) : std::string();
+    if (both && std::filesystem::absolute(standinOut) == std::filesystem::absolute(a.out))
+        throw Error("", "", "--standin-out must differ from --out");
+    std::vector<std::pair<SweepOutcome, std::string>> outcomes;  // (outcome, its results file)
     {
         StopSignals signals;
-        outcome = runSweep(plan, devices, options);
+        if (both) {
+            std::vector<InterleavedSweep> sweeps(2);
+            sweeps[0].plan = &plan;
+            sweeps[0].options = options;
+            sweeps[1].plan = &standinPlan;
+            sweeps[1].options = options;
+            sweeps[1].options.out = standinOut;
+            const std::vector<SweepOutcome> done = runInterleavedSweeps(sweeps, devices);
+            outcomes = {{done[0], a.out}, {done[1], standinOut}};
+        } else {
+            outcomes = {{runSweep(plan, devices, options), a.out}};
+        }
     }
-    if (!a.quiet) {
-        std::cerr << "tunescope-cli: " << outcome.measured << " measured (" << outcome.measurements
-                  << " measurements over " << plan.rounds << " rounds, " << outcome.racedOut << " raced out after round 1), "
-                  << outcome.resumed << " resumed, " << outcome.failed << " failed, " << outcome.notRun
-                  << " not run, of " << outcome.total << " (" << a.out << ")\n";
-        for (const std::string& e : outcome.errors) std::cerr << "tunescope-cli: failed: " << e << '\n';
+    bool interrupted = false, incomplete = false;
+    for (const auto& [outcome, file] : outcomes) {
+        if (!a.quiet) {
+            std::cerr << "tunescope-cli: " << outcome.measured << " measured (" << outcome.measurements
+                      << " measurements over " << plan.rounds << " rounds, " << outcome.racedOut
+                      << " raced out after round 1), " << outcome.resumed << " resumed, " << outcome.failed
+                      << " failed, " << outcome.notRun << " not run, of " << outcome.total << " (" << file << ")\n";
+            for (const std::string& e : outcome.errors) std::cerr << "tunescope-cli: failed: " << e << '\n';
+        }
+        interrupted = interrupted || outcome.interrupted;
+        incomplete = incomplete || outcome.failed > 0 || outcome.notRun > 0;
     }
-    if (outcome.interrupted) {
+    if (interrupted) {
         std::cerr << "tunescope-cli: stopped by " << (g_stopSignal == SIGTERM ? "SIGTERM" : "Ctrl-C")
-                  << "; everything measured so far is in " << a.out << " (run the same command to resume)\n";
+                  << "; everything measured so far is in " << a.out << (both ? " and " + standinOut : std::string())
+                  << " (run the same command to resume)\n";
         ctx.exitCode = g_stopSignal == SIGTERM ? kExitTerminated : kExitInterrupted;
         return;
     }
-    if (!a.quiet) printSummary(a.out, plan);
-    ctx.exitCode = outcome.failed > 0 || outcome.notRun > 0 ? kExitInvalid : kExitOk;
+    if (!a.quiet) {
+        if (both) std::cout << "FLA's Triton kernel (" << a.out << "):\n";
+        printSummary(a.out, plan);
+        if (both) {
+            std::cout << "\nthe stand-in kernel (" << standinOut << "):\n";
+            printSummary(standinOut, standinPlan);
+            printKernelAgreement(standinOut, a.out);
+        }
+    }
+    ctx.exitCode = incomplete ? kExitInvalid : kExitOk;
 }
 
 std::string fixedSeconds(double seconds) {
@@ -446,8 +530,12 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx) {
     sweep->add_option("--warps", args->warps, "num_warps values (default 1,2,4,8,16)");
     sweep->add_option("--stages", args->stages, "num_stages values (default 2,3,4; 3 with --kernel triton)");
     sweep->add_option("--kernel", args->kernel,
-                      "native (our l2norm family) or triton (FLA's kernel: the binaries of a Triton cache, per NB)")
+                      "native (our l2norm family), triton (FLA's kernel: the binaries of a Triton cache, per NB) or "
+                      "both (the two measured shape by shape in turn, same grid and rounds; the stand-in's results go "
+                      "to --standin-out)")
         ->capture_default_str();
+    sweep->add_option("--standin-out", args->standinOut,
+                      "with --kernel both: the stand-in's results file (default: the --out name with .standin.jsonl)");
     sweep->add_option("--triton-cache", args->tritonCache,
                       "Triton cache folder for --kernel triton (default: TRITON_CACHE_DIR or ~/.triton/cache)");
     sweep->add_flag("--cold", args->cold, "flush the L2 before every sample (the default)");

@@ -539,15 +539,18 @@ SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices
             ++outcome.resumed;
             continue;
         }
+        if (options.onlyShapes && !options.onlyShapes->count(item.shapeIndex)) continue;  // left for a later call
         if (tasks.empty() || tasks.back().shapeIndex != item.shapeIndex) tasks.push_back({item.shapeIndex, {}});
         tasks.back().items.push_back(item);
     }
     const std::size_t pendingItems = outcome.total - outcome.resumed;
+    std::size_t itemsThisCall = 0;
+    for (const ShapeTask& task : tasks) itemsThisCall += task.items.size();
 
     std::mutex mutex;  // guards outcome, progress calls, the progress totals
     std::size_t nextTask = 0;
     std::size_t finished = 0;
-    std::size_t plannedMeasurements = pendingItems * static_cast<std::size_t>(plan.rounds);
+    std::size_t plannedMeasurements = itemsThisCall * static_cast<std::size_t>(plan.rounds);
     std::atomic<bool> abort{false};
     std::string fatal;
     const auto start = std::chrono::steady_clock::now();
@@ -819,6 +822,88 @@ SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices
     outcome.notRun = pendingItems - outcome.measured - outcome.failed;
     outcome.interrupted = options.stopRequested && options.stopRequested->load() && outcome.notRun > 0;
     return outcome;
+}
+
+std::vector<SweepOutcome> runInterleavedSweeps(const std::vector<InterleavedSweep>& sweeps,
+                                               const std::vector<Device*>& devices) {
+    if (sweeps.empty()) return {};
+    for (const InterleavedSweep& sweep : sweeps) {
+        if (!sweep.plan) throw Error("", "", "an interleaved sweep has no plan");
+        if (sweep.plan->shapes != sweeps.front().plan->shapes || sweep.plan->shard.index != sweeps.front().plan->shard.index ||
+            sweep.plan->shard.count != sweeps.front().plan->shard.count)
+            throw Error("", "", "interleaved sweeps must measure the same shapes (and shard)");
+    }
+    // The steps, in order: per shape of this shard, every sweep once, the first one rotating with the shape.
+    struct Step {
+        std::size_t sweep = 0, shape = 0;
+        std::size_t measurements = 0;  // upper bound: items x rounds (racing lowers it)
+    };
+    std::vector<std::vector<std::size_t>> itemsPerShape(sweeps.size());
+    for (std::size_t k = 0; k < sweeps.size(); ++k) {
+        itemsPerShape[k].assign(sweeps[k].plan->shapes.size(), 0);
+        for (const SweepItem& item : planItems(*sweeps[k].plan)) ++itemsPerShape[k][item.shapeIndex];
+    }
+    std::vector<Step> steps;
+    std::size_t turn = 0;
+    for (std::size_t shape = 0; shape < sweeps.front().plan->shapes.size(); ++shape) {
+        if (itemsPerShape.front()[shape] == 0) continue;  // another shard's shape
+        for (std::size_t i = 0; i < sweeps.size(); ++i) {
+            const std::size_t k = (turn + i) % sweeps.size();
+            steps.push_back({k, shape, itemsPerShape[k][shape] * static_cast<std::size_t>(sweeps[k].plan->rounds)});
+        }
+        ++turn;
+    }
+
+    std::vector<SweepOutcome> outcomes(sweeps.size());
+    std::vector<bool> started(sweeps.size(), false);
+    std::size_t doneBefore = 0;  // measurements of the finished steps
+    const auto start = std::chrono::steady_clock::now();
+    for (std::size_t s = 0; s < steps.size(); ++s) {
+        const Step& step = steps[s];
+        const InterleavedSweep& sweep = sweeps[step.sweep];
+        std::size_t later = 0;
+        for (std::size_t t = s + 1; t < steps.size(); ++t) later += steps[t].measurements;
+        SweepOptions options = sweep.options;
+        options.onlyShapes = std::set<std::size_t>{step.shape};
+        if (s > 0) options.deviceWarmupMs = 0;  // the device is warm from the step before
+        const bool first = !started[step.sweep];
+        if (sweep.options.note)
+            options.note = [&sweep, first](const std::string& text) {
+                // Each step reopens the file; only the first says how much of it was there already.
+                if (first || text.rfind("resuming ", 0) != 0) sweep.options.note(text);
+            };
+        if (sweep.options.progress)
+            options.progress = [&sweep, doneBefore, later, start](const SweepProgress& p) {
+                SweepProgress overall = p;
+                overall.done = doneBefore + p.done;
+                overall.total = overall.done + (p.total - p.done) + later;
+                overall.elapsedS = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                overall.etaS = overall.elapsedS / static_cast<double>(overall.done) *
+                               static_cast<double>(overall.total - overall.done);
+                sweep.options.progress(overall);
+            };
+        const SweepOutcome o = runSweep(*sweep.plan, devices, options);
+        SweepOutcome& total = outcomes[step.sweep];
+        if (first) {
+            total.total = o.total;
+            total.resumed = o.resumed;
+            started[step.sweep] = true;
+        }
+        total.measurements += o.measurements;
+        total.racedOut += o.racedOut;
+        total.measured += o.measured;
+        total.failed += o.failed;
+        total.errors.insert(total.errors.end(), o.errors.begin(), o.errors.end());
+        doneBefore += o.measurements;
+        if (sweep.options.stopRequested && sweep.options.stopRequested->load()) break;
+    }
+    for (std::size_t k = 0; k < sweeps.size(); ++k) {
+        SweepOutcome& o = outcomes[k];
+        if (!started[k]) o.total = planItems(*sweeps[k].plan).size();
+        o.notRun = o.total - o.resumed - o.measured - o.failed;
+        o.interrupted = sweeps[k].options.stopRequested && sweeps[k].options.stopRequested->load() && o.notRun > 0;
+    }
+    return outcomes;
 }
 
 // --- decisions --------------------------------------------------------------------------------------------------

@@ -7,6 +7,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -153,6 +155,9 @@ struct SweepOptions {
     double deviceWarmupMs = 200;                    // per device, before its first measurement: clocks ramp up
     int maxConsecutiveErrors = 3;                   // a worker gives its device up after this many in a row
     bool allowMixedDevices = false;                 // resume a file measured on devices of another identity
+    // When set, this call measures only these shapes (indices into plan.shapes); the plan's other pending shapes
+    // are left for a later call on the same file (they count as not run). runInterleavedSweeps uses it.
+    std::optional<std::set<std::size_t>> onlyShapes;
 };
 
 struct SweepOutcome {
@@ -173,6 +178,19 @@ struct SweepOutcome {
 // complete shape and measuring the others again (lines of an incomplete shape and a partial last line are cut
 // out). Device errors are recorded as error lines and the sweep goes on.
 SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices, const SweepOptions& options);
+
+// One of several sweeps measured in turn (`sweep --kernel both`: FLA's Triton kernel and the stand-in).
+struct InterleavedSweep {
+    const SweepPlan* plan = nullptr;
+    SweepOptions options;  // its own results file; progress and notes may be shared
+};
+// Sweeps over the same shapes (and shard), measured shape by shape in turn on the same devices, so that every sweep
+// sees each shape in the same stretch of time: for shape k, the sweeps run in turn starting with sweep k mod n (the
+// order rotates, so no sweep always goes first). Each sweep writes its own ordinary results file, resumable alone or
+// by the same call; progress counts over all of them. The device warm-up runs once, before the first shape. Throws
+// Error when the plans' shapes or shards differ. Outcomes are in the order of `sweeps`.
+std::vector<SweepOutcome> runInterleavedSweeps(const std::vector<InterleavedSweep>& sweeps,
+                                               const std::vector<Device*>& devices);
 
 // --- decisions per shape (docs/sweep.md, "Decisions") ------------------------------------------------------------
 
