@@ -2,9 +2,17 @@
 // the window fits 1280x720, unconverged points are marked and never "best", tooltips carry the hovered record's
 // numbers, a sweep asks before replacing loaded results, two real H200 runs compare with the expected verdict
 // counts, a profile changed on disk is reloaded (or the user is asked), and `tunescope --version` needs no display.
+#include <algorithm>
 #include <functional>
 
+// QCustomPlot's header uses `foreach`; allow it for this include only, as the plotting code does.
+#undef QT_NO_FOREACH
+#include <qcustomplot.h>
+#undef foreach
+#define QT_NO_FOREACH
+
 #include <QAbstractItemModelTester>
+#include <QComboBox>
 #include <QAction>
 #include <QItemSelectionModel>
 #include <QDir>
@@ -40,6 +48,7 @@
 #include "policyeditor.hpp"
 #include "policytablemodel.hpp"
 #include "profiledocument.hpp"
+#include "resultsindex.hpp"
 #include "resultsdocument.hpp"
 #include "sweeprunner.hpp"
 #include "sweepview.hpp"
@@ -276,6 +285,29 @@ private slots:
         int l2norm = 0;
         for (const RunComparisonRow& row : view.model()->comparison().rows) l2norm += row.kind == ResultRecord::Kind::L2Norm;
         QCOMPARE(view.plottedPoints(), l2norm);
+
+        // The latency overlay opens at the NB where the runs rank configs least alike, with every config of that NB
+        // measured in both, B's fastest first, and moves with the NB box.
+        const RunComparison& c = view.model()->comparison();
+        QVERIFY(c.lowestRankCorrelation.has_value());
+        QCOMPARE(view.latencyNbBox()->count(), 32);
+        QCOMPARE(view.latencyNbBox()->currentData().toInt(), c.lowestRankNb);
+        const auto pairsAt = [&](int nb) {
+            std::vector<const RunComparisonRow*> rows;
+            for (const RunComparisonRow& row : c.rows)
+                if (row.kind == ResultRecord::Kind::L2Norm && row.nb == nb) rows.push_back(&row);
+            std::sort(rows.begin(), rows.end(), [](auto* x, auto* y) { return x->b->m.medianMs < y->b->m.medianMs; });
+            return rows;
+        };
+        QCOMPARE(view.latencyPoints(), int(pairsAt(c.lowestRankNb).size()));
+        QCOMPARE(view.latencyPlot()->graphCount(), 2);
+        QCOMPARE(view.latencyPlot()->graph(1)->dataCount(), view.latencyPoints());
+        view.latencyNbBox()->setCurrentIndex(view.latencyNbBox()->findData(32));
+        const auto at32 = pairsAt(32);
+        QCOMPARE(view.latencyPoints(), int(at32.size()));
+        QCOMPARE(view.latencyConfigs().front(), configLabel(at32.front()->config));
+        QCOMPARE(view.latencyPlot()->graph(0)->data()->at(0)->value, at32.front()->a->m.medianMs * 1000.0);
+        QVERIFY(view.latencyNbBox()->currentText().contains(QStringLiteral("Spearman")));
 
         // Filter, sort, copy as CSV.
         view.findChild<QLineEdit*>(QStringLiteral("compareFilter"))->setText(QStringLiteral("SLOWER"));

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <map>
 
+#include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -21,6 +22,7 @@
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -157,7 +159,8 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
 CompareView::CompareView(QWidget* parent)
     : QWidget(parent), fileA_(new QLineEdit(this)), fileB_(new QLineEdit(this)), filter_(new QLineEdit(this)),
       summary_(new QLabel(this)), model_(new CompareModel(this)), proxy_(new QSortFilterProxyModel(this)),
-      table_(new QTableView(this)), plot_(new QCustomPlot(this)) {
+      table_(new QTableView(this)), plot_(new QCustomPlot(this)), plotTabs_(new QTabWidget(this)),
+      latencyNb_(new QComboBox(this)), latencyPlot_(new QCustomPlot(this)) {
     setObjectName(QStringLiteral("compareView"));
     auto* layout = new QVBoxLayout(this);
     auto* files = new QFormLayout;
@@ -217,14 +220,33 @@ CompareView::CompareView(QWidget* parent)
     plot_->setObjectName(QStringLiteral("compareRatioPlot"));
     plot_->setMinimumSize(240, 160);
     plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    latencyPlot_->setObjectName(QStringLiteral("compareLatencyPlot"));
+    latencyPlot_->setMinimumSize(240, 160);
+    latencyPlot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    latencyNb_->setObjectName(QStringLiteral("compareLatencyNb"));
+    latencyNb_->setToolTip(tr("The NB whose configs are plotted"));
+    connect(latencyNb_, &QComboBox::currentIndexChanged, this, [this] { rebuildLatencyPlot(); });
+    auto* latencyPage = new QWidget(this);
+    auto* latencyLayout = new QVBoxLayout(latencyPage);
+    latencyLayout->setContentsMargins(0, 0, 0, 0);
+    auto* nbRow = new QHBoxLayout;
+    nbRow->addWidget(new QLabel(tr("NB:"), latencyPage));
+    nbRow->addWidget(latencyNb_);
+    nbRow->addStretch(1);
+    latencyLayout->addLayout(nbRow);
+    latencyLayout->addWidget(latencyPlot_, 1);
+    plotTabs_->setObjectName(QStringLiteral("comparePlotTabs"));
+    plotTabs_->addTab(plot_, tr("B/A per NB"));
+    plotTabs_->addTab(latencyPage, tr("Latency per config"));
     auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(plot_);
+    splitter->addWidget(plotTabs_);
     splitter->addWidget(table_);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
     splitter->setSizes({420, 260});  // the plot gets the larger share
     layout->addWidget(splitter, 1);
     rebuildPlot();
+    rebuildLatencyPlot();
 }
 
 CompareView::~CompareView() = default;
@@ -260,6 +282,8 @@ bool CompareView::compareFiles(const QString& fileA, const QString& fileB, QStri
     model_->setComparison(a, b, std::move(comparison));
     summary_->setText(summaryText());
     rebuildPlot();
+    fillLatencyNbs();
+    rebuildLatencyPlot();
     emit message(tr("Compared %1 pairs").arg(model_->rowCount()));
     return true;
 }
@@ -391,6 +415,124 @@ void CompareView::rebuildPlot() {
         plot_->plotLayout()->setRowStretchFactor(0, 0.001);
     }
     plot_->replot();
+}
+
+void CompareView::fillLatencyNbs() {
+    const RunComparison& c = model_->comparison();
+    const QSignalBlocker block(latencyNb_);
+    latencyNb_->clear();
+    int preferred = -1;
+    for (const RunComparisonNb& nb : c.perNb) {
+        const bool hasPairs = std::any_of(c.rows.begin(), c.rows.end(), [&](const RunComparisonRow& row) {
+            return row.kind == ResultRecord::Kind::L2Norm && row.nb == nb.nb;
+        });
+        if (!hasPairs) continue;
+        QString label = QString::number(nb.nb);
+        if (nb.rankCorrelation) label += tr("  (Spearman %1)").arg(*nb.rankCorrelation, 0, 'f', 3);
+        latencyNb_->addItem(label, nb.nb);
+        if (nb.nb == c.lowestRankNb) preferred = latencyNb_->count() - 1;  // open where the runs agree least
+    }
+    if (latencyNb_->count() > 0) latencyNb_->setCurrentIndex(preferred >= 0 ? preferred : 0);
+}
+
+void CompareView::rebuildLatencyPlot() {
+    latencyPlot_->clearPlottables();
+    latencyPlot_->clearItems();
+    latencyPoints_ = 0;
+    latencyConfigs_.clear();
+    const RunComparison& c = model_->comparison();
+    latencyPlot_->xAxis->setLabel(tr("config (BT/num_warps/num_stages), B's fastest first"));
+    latencyPlot_->yAxis->setLabel(tr("median latency (us; whiskers: p20-p80 of samples)"));
+    const QVariant chosen = latencyNb_->currentData();
+    std::vector<const RunComparisonRow*> rows;
+    if (chosen.isValid())
+        for (const RunComparisonRow& row : c.rows)
+            if (row.kind == ResultRecord::Kind::L2Norm && row.nb == chosen.toInt() && row.a && row.b) rows.push_back(&row);
+    std::sort(rows.begin(), rows.end(), [](const RunComparisonRow* x, const RunComparisonRow* y) {
+        return x->b->m.medianMs < y->b->m.medianMs;
+    });
+    const auto runName = [&](const char* letter, const std::string& device, const std::string& kernel) {
+        QString text = QString::fromLatin1(letter) + QStringLiteral(": ") + QString::fromStdString(describeKernel(kernel));
+        if (c.deviceA != c.deviceB) text += QStringLiteral(", ") + QString::fromStdString(device);
+        return text;
+    };
+    struct Series {
+        QString name;
+        QColor colour;
+        QCPScatterStyle::ScatterShape shape;
+        QVector<double> keys, values, minus, plus;
+    };
+    Series a{runName("A", c.deviceA, c.kernelA), QColor(40, 90, 170), QCPScatterStyle::ssSquare, {}, {}, {}, {}};
+    Series b{runName("B", c.deviceB, c.kernelB), QColor(220, 110, 20), QCPScatterStyle::ssDisc, {}, {}, {}, {}};
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    double low = 1e300, high = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const RunComparisonRow& row = *rows[i];
+        const double key = static_cast<double>(i);
+        for (auto [series, record] : {std::pair{&a, row.a}, std::pair{&b, row.b}}) {
+            const double median = record->m.medianMs * 1000.0;
+            series->keys.push_back(key);
+            series->values.push_back(median);
+            series->minus.push_back(std::max(0.0, median - record->m.p20Ms * 1000.0));
+            series->plus.push_back(std::max(0.0, record->m.p80Ms * 1000.0 - median));
+            low = std::min(low, record->m.p20Ms * 1000.0);
+            high = std::max(high, record->m.p80Ms * 1000.0);
+        }
+        const QString label = configLabel(row.config);
+        ticker->addTick(key, label);
+        latencyConfigs_.push_back(label);
+        ++latencyPoints_;
+    }
+    latencyPlot_->xAxis->setTicker(ticker);
+    latencyPlot_->xAxis->setTickLabelRotation(rows.size() > 8 ? 60 : 0);
+    for (const Series& s : {a, b}) {
+        QCPGraph* graph = latencyPlot_->addGraph();
+        graph->setName(s.name);
+        graph->setLineStyle(QCPGraph::lsNone);
+        graph->setScatterStyle(QCPScatterStyle(s.shape, s.colour, s.colour, 6));
+        graph->setData(s.keys, s.values, true);
+        auto* bars = new QCPErrorBars(latencyPlot_->xAxis, latencyPlot_->yAxis);
+        bars->removeFromLegend();
+        bars->setDataPlottable(graph);
+        bars->setData(s.minus, s.plus);
+        QColor whisker = s.colour;
+        whisker.setAlpha(150);
+        bars->setPen(QPen(whisker));
+    }
+    QString title = tr("Choose two results files and press Compare");
+    if (!rows.empty()) {
+        const int nb = chosen.toInt();
+        const auto found = std::find_if(c.perNb.begin(), c.perNb.end(), [&](const RunComparisonNb& x) { return x.nb == nb; });
+        title = tr("NB %1: each config's median in A and in B").arg(nb);
+        if (found != c.perNb.end() && found->rankCorrelation)
+            title += tr("; rank agreement (Spearman) %1 over %2 configs")
+                         .arg(*found->rankCorrelation, 0, 'f', 3)
+                         .arg(found->rankedConfigs);
+        latencyPlot_->xAxis->setRange(-0.6, static_cast<double>(rows.size()) - 0.4);
+        const double pad = std::max(0.02 * high, 0.05 * (high - low));
+        latencyPlot_->yAxis->setRange(std::max(0.0, low - pad), high + pad);
+    }
+    latencyPlot_->legend->setVisible(!rows.empty());
+    latencyPlot_->legend->setFont(QFont(font().family(), std::max(7, font().pointSize() - 1)));
+    if (auto* existing = qobject_cast<QCPTextElement*>(latencyPlot_->plotLayout()->element(0, 0))) {
+        existing->setText(title);
+    } else {
+        latencyPlot_->plotLayout()->insertRow(0);
+        latencyPlot_->plotLayout()->addElement(
+            0, 0, new QCPTextElement(latencyPlot_, title, QFont(font().family(), font().pointSize(), QFont::Bold)));
+        // The legend under the title, off the data, as on the ratio plot.
+        latencyPlot_->axisRect()->insetLayout()->take(latencyPlot_->legend);
+        latencyPlot_->plotLayout()->insertRow(1);
+        auto* legendRow = new QCPLayoutGrid;
+        legendRow->setMargins(QMargins(2, 0, 3, 0));
+        latencyPlot_->plotLayout()->addElement(1, 0, legendRow);
+        legendRow->addElement(0, 0, latencyPlot_->legend);
+        latencyPlot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+        latencyPlot_->legend->setMargins(QMargins(4, 2, 4, 2));
+        latencyPlot_->plotLayout()->setRowStretchFactor(1, 0.001);
+        latencyPlot_->plotLayout()->setRowStretchFactor(0, 0.001);
+    }
+    latencyPlot_->replot();
 }
 
 }  // namespace tunescope::ui
