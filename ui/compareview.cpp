@@ -442,7 +442,7 @@ void CompareView::rebuildLatencyPlot() {
     latencyConfigs_.clear();
     const RunComparison& c = model_->comparison();
     latencyPlot_->xAxis->setLabel(tr("config (BT/num_warps/num_stages), B's fastest first"));
-    latencyPlot_->yAxis->setLabel(tr("median latency (us; whiskers: p20-p80 of samples)"));
+    latencyPlot_->yAxis->setLabel(tr("median, us (p20-p80)"));
     const QVariant chosen = latencyNb_->currentData();
     std::vector<const RunComparisonRow*> rows;
     if (chosen.isValid())

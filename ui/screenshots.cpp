@@ -194,6 +194,10 @@ int takeScreenshots(const QString& dir, const QString& resultsFile, const QStrin
         QString compareError;
         if (window.compareView()->compareFiles(compareA, compareB, &compareError)) {
             failures += !save(&window, dir, QStringLiteral("compare.png"));
+            window.compareView()->plotTabs()->setCurrentIndex(1);  // both runs' latency per config at one NB
+            settle();
+            failures += !save(&window, dir, QStringLiteral("compare-latency.png"));
+            window.compareView()->plotTabs()->setCurrentIndex(0);
             window.validationDock()->show();
         } else {
             std::fprintf(stderr, "tunescope: compare: %s\n", qPrintable(compareError));
