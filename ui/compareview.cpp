@@ -56,6 +56,43 @@ QString shortPath(const std::string& path) {
     return info.dir().dirName() + QLatin1Char('/') + info.fileName();
 }
 
+// One graph of unconnected points with vertical whiskers (minus below, plus above each value).
+void addPointsWithWhiskers(QCustomPlot* plot, const QString& name, const QCPScatterStyle& style,
+                           const QVector<double>& keys, const QVector<double>& values, const QVector<double>& minus,
+                           const QVector<double>& plus, const QColor& whisker) {
+    QCPGraph* graph = plot->addGraph();
+    graph->setName(name);
+    graph->setLineStyle(QCPGraph::lsNone);
+    graph->setScatterStyle(style);
+    graph->setData(keys, values, true);
+    auto* bars = new QCPErrorBars(plot->xAxis, plot->yAxis);
+    bars->removeFromLegend();
+    bars->setDataPlottable(graph);
+    bars->setData(minus, plus);
+    bars->setPen(QPen(whisker));
+}
+
+// A bold title on top and the legend in one row under it, off the data (over 2400 points, any corner inside the axis
+// rect hides some); later calls only change the title.
+void setTitleAndLegendRow(QCustomPlot* plot, const QString& title, const QFont& font) {
+    if (auto* existing = qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0))) {
+        existing->setText(title);
+        return;
+    }
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, title, QFont(font.family(), font.pointSize(), QFont::Bold)));
+    plot->axisRect()->insetLayout()->take(plot->legend);
+    plot->plotLayout()->insertRow(1);
+    auto* legendRow = new QCPLayoutGrid;  // a grid of its own, inset: the legend's frame stays inside the widget
+    legendRow->setMargins(QMargins(2, 0, 3, 0));
+    plot->plotLayout()->addElement(1, 0, legendRow);
+    legendRow->addElement(0, 0, plot->legend);
+    plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    plot->legend->setMargins(QMargins(4, 2, 4, 2));
+    plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    plot->plotLayout()->setRowStretchFactor(0, 0.001);
+}
+
 }  // namespace
 
 CompareModel::CompareModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -371,19 +408,13 @@ void CompareView::rebuildPlot() {
         ++plottedPoints_;
     }
     for (const Series& s : series) {
-        QCPGraph* graph = plot_->addGraph();
-        graph->setName(s.name + QStringLiteral(" (") + QString::number(s.keys.size()) + QLatin1Char(')'));
-        graph->setLineStyle(QCPGraph::lsNone);
         const bool strong = s.verdict == Comparison::Faster || s.verdict == Comparison::Slower;
-        graph->setScatterStyle(QCPScatterStyle(strong ? QCPScatterStyle::ssDisc : QCPScatterStyle::ssCircle, s.colour, strong ? 6 : 4));
-        graph->setData(s.keys, s.values, true);
-        auto* bars = new QCPErrorBars(plot_->xAxis, plot_->yAxis);
-        bars->removeFromLegend();
-        bars->setDataPlottable(graph);
-        bars->setData(s.minus, s.plus);
         QColor whisker = s.colour;
         whisker.setAlpha(strong ? 200 : 70);
-        bars->setPen(QPen(whisker));
+        addPointsWithWhiskers(plot_, s.name + QStringLiteral(" (") + QString::number(s.keys.size()) + QLatin1Char(')'),
+                              QCPScatterStyle(strong ? QCPScatterStyle::ssDisc : QCPScatterStyle::ssCircle, s.colour,
+                                              strong ? 6 : 4),
+                              s.keys, s.values, s.minus, s.plus, whisker);
     }
     auto* unity = new QCPItemStraightLine(plot_);
     unity->point1->setCoords(0, 1);
@@ -397,23 +428,7 @@ void CompareView::rebuildPlot() {
     plot_->legend->setFont(QFont(font().family(), std::max(7, font().pointSize() - 1)));
     const QString title = tr("Median of B (%1) / median of A (%2), per NB x l2norm config (copy ceilings: table only)")
                               .arg(QString::fromStdString(c.deviceB), QString::fromStdString(c.deviceA));
-    if (auto* existing = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0))) {
-        existing->setText(title);
-    } else {
-        plot_->plotLayout()->insertRow(0);
-        plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, title, QFont(font().family(), font().pointSize(), QFont::Bold)));
-        // The legend in one row under the title, off the data (over 2400 points, any corner inside hides some).
-        plot_->axisRect()->insetLayout()->take(plot_->legend);
-        plot_->plotLayout()->insertRow(1);
-        auto* legendRow = new QCPLayoutGrid;  // a grid of its own, inset: the legend's frame stays inside the widget
-        legendRow->setMargins(QMargins(2, 0, 3, 0));
-        plot_->plotLayout()->addElement(1, 0, legendRow);
-        legendRow->addElement(0, 0, plot_->legend);
-        plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-        plot_->legend->setMargins(QMargins(4, 2, 4, 2));
-        plot_->plotLayout()->setRowStretchFactor(1, 0.001);
-        plot_->plotLayout()->setRowStretchFactor(0, 0.001);
-    }
+    setTitleAndLegendRow(plot_, title, font());
     plot_->replot();
 }
 
@@ -486,18 +501,10 @@ void CompareView::rebuildLatencyPlot() {
     latencyPlot_->xAxis->setTicker(ticker);
     latencyPlot_->xAxis->setTickLabelRotation(rows.size() > 8 ? 60 : 0);
     for (const Series& s : {a, b}) {
-        QCPGraph* graph = latencyPlot_->addGraph();
-        graph->setName(s.name);
-        graph->setLineStyle(QCPGraph::lsNone);
-        graph->setScatterStyle(QCPScatterStyle(s.shape, s.colour, s.colour, 6));
-        graph->setData(s.keys, s.values, true);
-        auto* bars = new QCPErrorBars(latencyPlot_->xAxis, latencyPlot_->yAxis);
-        bars->removeFromLegend();
-        bars->setDataPlottable(graph);
-        bars->setData(s.minus, s.plus);
         QColor whisker = s.colour;
         whisker.setAlpha(150);
-        bars->setPen(QPen(whisker));
+        addPointsWithWhiskers(latencyPlot_, s.name, QCPScatterStyle(s.shape, s.colour, s.colour, 6), s.keys, s.values,
+                              s.minus, s.plus, whisker);
     }
     QString title = tr("Choose two results files and press Compare");
     if (!rows.empty()) {
@@ -514,24 +521,7 @@ void CompareView::rebuildLatencyPlot() {
     }
     latencyPlot_->legend->setVisible(!rows.empty());
     latencyPlot_->legend->setFont(QFont(font().family(), std::max(7, font().pointSize() - 1)));
-    if (auto* existing = qobject_cast<QCPTextElement*>(latencyPlot_->plotLayout()->element(0, 0))) {
-        existing->setText(title);
-    } else {
-        latencyPlot_->plotLayout()->insertRow(0);
-        latencyPlot_->plotLayout()->addElement(
-            0, 0, new QCPTextElement(latencyPlot_, title, QFont(font().family(), font().pointSize(), QFont::Bold)));
-        // The legend under the title, off the data, as on the ratio plot.
-        latencyPlot_->axisRect()->insetLayout()->take(latencyPlot_->legend);
-        latencyPlot_->plotLayout()->insertRow(1);
-        auto* legendRow = new QCPLayoutGrid;
-        legendRow->setMargins(QMargins(2, 0, 3, 0));
-        latencyPlot_->plotLayout()->addElement(1, 0, legendRow);
-        legendRow->addElement(0, 0, latencyPlot_->legend);
-        latencyPlot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-        latencyPlot_->legend->setMargins(QMargins(4, 2, 4, 2));
-        latencyPlot_->plotLayout()->setRowStretchFactor(1, 0.001);
-        latencyPlot_->plotLayout()->setRowStretchFactor(0, 0.001);
-    }
+    setTitleAndLegendRow(latencyPlot_, title, font());
     latencyPlot_->replot();
 }
 
