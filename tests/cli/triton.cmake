@@ -48,3 +48,20 @@ add_test(NAME cli_sweep_triton_cuda
           --triton-cache ${TUNESCOPE_TRITON_FIXTURE} --nb 1,2 --bt 8,128 --warps 1,4
           --out ${CMAKE_BINARY_DIR}/triton-sweep.jsonl)
 set_tests_properties(cli_sweep_triton_cuda PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+
+# sweep --kernel both: --standin-out alone is a usage error; the CPU device is refused for FLA's binaries before a
+# results file is written; on a CUDA machine both kernels are swept shape by shape and compared (a rerun resumes).
+add_test(NAME cli_sweep_standin_out_alone
+  COMMAND ${CMAKE_COMMAND}
+          "-DCOMMAND=$<TARGET_FILE:tunescope-cli>$<SEMICOLON>sweep$<SEMICOLON>--backend$<SEMICOLON>cpu$<SEMICOLON>--standin-out$<SEMICOLON>${CMAKE_BINARY_DIR}/standin-unused.jsonl$<SEMICOLON>--out$<SEMICOLON>${CMAKE_BINARY_DIR}/standin-unused2.jsonl"
+          -DEXPECT_EXIT=2 "-DEXPECT_OUTPUT=--standin-out goes with --kernel both" -P ${TUNESCOPE_EXPECT_EXIT})
+add_test(NAME cli_sweep_both_wrong_target
+  COMMAND ${CMAKE_COMMAND}
+          "-DCOMMAND=$<TARGET_FILE:tunescope-cli>$<SEMICOLON>sweep$<SEMICOLON>--backend$<SEMICOLON>cpu$<SEMICOLON>--kernel$<SEMICOLON>both$<SEMICOLON>--triton-cache$<SEMICOLON>${TUNESCOPE_TRITON_FIXTURE}$<SEMICOLON>--nb$<SEMICOLON>1$<SEMICOLON>--bt$<SEMICOLON>8$<SEMICOLON>--warps$<SEMICOLON>1$<SEMICOLON>--out$<SEMICOLON>${CMAKE_BINARY_DIR}/both-unused.jsonl"
+          -DEXPECT_EXIT=2 "-DEXPECT_OUTPUT=is a CUDA cubin, and device 0 is a cpu device" -P ${TUNESCOPE_EXPECT_EXIT})
+add_test(NAME cli_sweep_both_cuda
+  COMMAND tunescope-cli sweep --backend cuda --skip-if-unavailable --kernel both
+          --triton-cache ${TUNESCOPE_TRITON_FIXTURE} --nb 1,2 --bt 8,128 --warps 1,4
+          --out ${CMAKE_BINARY_DIR}/both-sweep.jsonl)
+set_tests_properties(cli_sweep_both_cuda PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
+  PASS_REGULAR_EXPRESSION "stand-in vs FLA's Triton kernel, per NB")
