@@ -24,6 +24,7 @@ struct ScriptedDeviceScript {
     std::int64_t maxRows = -1;          // prepareL2Norm throws "out of memory" above this
     int loseDeviceAfterWorks = -1;      // every work created after this many throws "device lost"
     int smClockMHz = -1;
+    std::string architecture = "sm_90";  // DeviceInfo::architecture (promote compares it with a profile's target)
 };
 
 class ScriptedWork final : public TimedWork {
@@ -51,7 +52,7 @@ public:
         info_.backend = "scripted";
         info_.index = index;
         info_.name = "Scripted test device " + std::to_string(index);
-        info_.architecture = "sm_90";
+        info_.architecture = script_.architecture;
         info_.memoryBytes = 1ull << 30;
         info_.multiprocessors = 1;
         info_.warpSize = 32;

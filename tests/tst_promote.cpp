@@ -1,6 +1,7 @@
 // promote: prospective entries whose NB was measured become "measured-best" with evidence; an incumbent that the
 // fastest config does not beat clearly (compare() != FASTER) stays; other bases stay; the result validates.
 // Results come from sweeps on the scripted test device (sweep_test_fixtures.hpp), whose timings are exact.
+#include <algorithm>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -30,8 +31,9 @@ std::filesystem::path seedProfile() {
 //   NB 15: BT=8 num_warps=1 num_stages=3 faster by 0.2% only (0.998 vs 1.00)     -> incumbent kept (a tie: SAME)
 //   NB 16: every config equally fast                                            -> incumbent kept (SAME)
 //   NB 1 (original-production-chosen) and NB 2 (not prospective) are measured too, but must not change.
-ScriptedDeviceScript promoteScript() {
+ScriptedDeviceScript promoteScript(const std::string& architecture = "gfx942") {
     ScriptedDeviceScript script;
+    script.architecture = architecture;  // the seed profile's target: its incumbents have standing here
     script.timeMs = [](const L2NormConfig& c, std::int64_t rows) {
         const int nb = static_cast<int>(rows / 65536);
         const bool incumbent = c == L2NormConfig{32, 8, 3, 1};
@@ -55,8 +57,8 @@ SweepPlan promotePlan() {
     return plan;
 }
 
-std::filesystem::path runPromoteSweep(const std::filesystem::path& dir) {
-    ScriptedDevice device(0, promoteScript());
+std::filesystem::path runPromoteSweep(const std::filesystem::path& dir, const std::string& architecture = "gfx942") {
+    ScriptedDevice device(0, promoteScript(architecture));
     SweepOptions options;
     options.out = dir / "results.jsonl";
     options.deviceWarmupMs = 0;
@@ -75,6 +77,30 @@ const PromoteEntry& entryFor(const PromoteReport& report, int nb) {
 class TestPromote : public QObject {
     Q_OBJECT
 private slots:
+    // Measured on another GPU architecture than the profile targets (the gfx942 seed re-tuned on an sm_90 H200), a
+    // tie no longer keeps the incumbent: it was chosen for other hardware, and the fastest is taken.
+    void foreignArchitectureTakesTheFastestOnATie() {
+        QTemporaryDir dir;
+        const std::filesystem::path base = dir.path().toStdString();
+        const PromoteReport report = promoteFiles(seedProfile(), runPromoteSweep(base, "sm_90"));
+        QCOMPARE(report.promotedCount, std::size_t(3));
+        QVERIFY(std::any_of(report.warnings.begin(), report.warnings.end(), [](const std::string& w) {
+            return w == "measured on sm_90 but the profile targets gfx942";
+        }));
+        const PromoteEntry& nb15 = entryFor(report, 15);  // 0.998 vs 1.00: a tie (SAME)
+        QVERIFY(!nb15.keptIncumbent);
+        QVERIFY(nb15.incumbentForeign);
+        QCOMPARE(int(nb15.bestVsIncumbent), int(Comparison::Same));
+        QCOMPARE(describe(nb15.newConfig), describe(fromL2NormConfig({8, 1, 3, 1})));
+        QVERIFY2(nb15.note.find("chosen for gfx942 and this is sm_90") != std::string::npos, nb15.note.c_str());
+        const PromoteEntry& nb16 = entryFor(report, 16);  // all equal: the tie rule's first, the smallest config
+        QVERIFY(nb16.incumbentForeign);
+        QCOMPARE(describe(nb16.newConfig), describe(fromL2NormConfig({8, 1, 3, 1})));
+        const PromoteEntry& nb14 = entryFor(report, 14);  // clearly faster: replaced either way, not "foreign"
+        QVERIFY(!nb14.incumbentForeign);
+        QCOMPARE(int(nb14.bestVsIncumbent), int(Comparison::Faster));
+    }
+
     void promotesMeasuredProspectiveEntries() {
         QTemporaryDir dir;
         const std::filesystem::path base = dir.path().toStdString();
@@ -124,7 +150,7 @@ private slots:
         QCOMPARE(e.p80_ms, 0.90);
         QCOMPARE(e.samples, std::int64_t(3 * 10));  // 3 rounds of 10 samples
         QCOMPARE(e.results_sha256, sha256FileHex(results));
-        QCOMPARE(e.device, std::string("Scripted test device 0 (sm_90)"));
+        QCOMPARE(e.device, std::string("Scripted test device 0 (gfx942)"));
         QCOMPARE(e.original["measured_config"]["kwargs"]["BT"].get<int>(), 8);
         QCOMPARE(e.original["results_file"].get<std::string>(), std::string("results.jsonl"));
         QCOMPARE(e.original["rel_noise"].get<double>(), 0.0);
@@ -237,7 +263,7 @@ private slots:
 
     void measuredOnAnotherArchitectureWarns() {
         QTemporaryDir dir;
-        const auto results = runPromoteSweep(std::filesystem::path(dir.path().toStdString()));
+        const auto results = runPromoteSweep(std::filesystem::path(dir.path().toStdString()), "sm_90");
         const PromoteReport report = promoteFiles(seedProfile(), results);
         bool warned = false;
         for (const std::string& w : report.warnings) warned = warned || w.find("targets gfx942") != std::string::npos;

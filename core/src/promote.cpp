@@ -157,9 +157,12 @@ PromoteReport promote(const Profile& profile, const ResultsFile& results, const 
         report.warnings.push_back("the results were measured on the CPU backend: CPU timings do not tell which GPU "
                                   "launch config is best");
     const std::string& target = profile.runtime.gpu_arch;
+    std::string foreignArchitecture;  // a GPU architecture measured here that the profile does not target
     for (const std::string& arch : architectures)
-        if (!arch.empty() && !target.empty() && arch != target && arch != "x86_64" && arch != "aarch64")
+        if (!arch.empty() && !target.empty() && arch != target && arch != "x86_64" && arch != "aarch64") {
             report.warnings.push_back("measured on " + arch + " but the profile targets " + target);
+            foreignArchitecture = arch;
+        }
 
     for (PolicyEntry& entry : report.profile.per_NB_policy) {
         PromoteEntry decision;
@@ -207,9 +210,17 @@ PromoteReport promote(const Profile& profile, const ResultsFile& results, const 
                                                                                            : paired.verdict)
                                                    : Comparison::Faster;
                 }
+                // An incumbent stays on a tie only on the hardware it was chosen for. Measured on another GPU
+                // architecture (a gfx942 profile re-tuned on an H200), nothing favours it there, and "tied within
+                // the threshold" still leaves it up to the threshold slower: the fastest of the tie set is taken
+                // (docs/sweep.md, "Decisions"; BENCHMARKS.md run 13).
                 if (std::find(shape.ties.begin(), shape.ties.end(), incumbent) != shape.ties.end()) {
-                    chosen = incumbent;
-                    decision.keptIncumbent = true;
+                    if (foreignArchitecture.empty()) {
+                        chosen = incumbent;
+                        decision.keptIncumbent = true;
+                    } else {
+                        decision.incumbentForeign = true;
+                    }
                 }
             }
             decision.chosenMedianMs = chosen->m.medianMs;
@@ -226,6 +237,10 @@ PromoteReport promote(const Profile& profile, const ResultsFile& results, const 
                 decision.note = "kept " + describe(entry.config) + " (in the tie set of the fastest " +
                                 describe(shape.fastest->config) + ", " + tieText + ", fastest vs incumbent " +
                                 toString(decision.bestVsIncumbent) + ")";
+            else if (decision.incumbentForeign)
+                decision.note = describe(decision.newConfig) + " replaces " + describe(decision.oldConfig) +
+                                " (the incumbent ties with the fastest, but it was chosen for " + target +
+                                " and this is " + foreignArchitecture + ": the fastest is taken; " + tieText + ")";
             else if (decision.incumbentMeasured)
                 decision.note = describe(decision.newConfig) + " replaces " + describe(decision.oldConfig) +
                                 " (incumbent SLOWER than the fastest " + describe(shape.fastest->config) + "; " +

@@ -1,7 +1,8 @@
 #pragma once
 // promote: turn a sweep's measurements into policy. Each prospective per-NB entry whose NB was measured becomes
 // basis "measured-best" with evidence. The incumbent stays when it is in the tie set of the fastest config (paired
-// over rounds, docs/sweep.md "Decisions"); otherwise the tie rule picks one config of the tie set.
+// over rounds, docs/sweep.md "Decisions") and the measurements are of the GPU architecture the profile targets;
+// otherwise the tie rule picks one config of the tie set (the fastest estimate first).
 #include <filesystem>
 #include <map>
 #include <string>
@@ -25,7 +26,8 @@ struct PromoteEntry {
     std::string oldBasis, newBasis;
     TritonConfig oldConfig, newConfig;
     bool promoted = false;        // the entry now carries measured-best evidence
-    bool keptIncumbent = false;   // the incumbent is in the tie set of the fastest config
+    bool keptIncumbent = false;   // the incumbent is in the tie set of the fastest config (and stays)
+    bool incumbentForeign = false;  // a tie, but measured on a GPU architecture the profile does not target: replaced
     Comparison bestVsIncumbent = Comparison::Ambiguous;  // fastest vs incumbent, paired; when the incumbent was measured
     std::vector<L2NormConfig> ties;  // the tie set, in the tie rule's order
     std::vector<double> roundRatios;  // fastest / incumbent per round
