@@ -499,6 +499,7 @@ void CompareView::rebuildLatencyPlot() {
         ++latencyPoints_;
     }
     latencyPlot_->xAxis->setTicker(ticker);
+    latencyPlot_->xAxis->grid()->setZeroLinePen(Qt::NoPen);  // x = 0 is the first config, not a zero
     latencyPlot_->xAxis->setTickLabelRotation(rows.size() > 8 ? 60 : 0);
     for (const Series& s : {a, b}) {
         QColor whisker = s.colour;
