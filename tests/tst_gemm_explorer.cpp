@@ -299,6 +299,54 @@ private slots:
         QVERIFY(report["explicit_split_k_checks"][1]["note"].get<std::string>().find("invalid") == 0);
     }
 
+    // --- Verification: the reported gain comes from rounds measured after the selection ----------------------
+    void verificationReportsFreshRounds() {
+        g::Selection selected;
+        selected.baselineIndex = 0;
+        selected.candidateIndex = 7;
+        selected.leftBaseline = true;
+        selected.requiredGainPercent = 1.0;
+        selected.gainPercent = 2.4;  // the best of several finalists, on the rounds it was chosen on
+        selected.lowPercent = 1.8;
+        selected.highPercent = 2.9;
+        const std::vector<double> top{10.0, 10.1, 9.9, 10.0, 10.2, 10.0, 9.9, 10.1};
+        const auto scaled = [&](double factor, double wobble) {
+            std::vector<double> v;
+            for (std::size_t i = 0; i < top.size(); ++i) v.push_back(top[i] * factor * (1.0 + (i % 2 ? wobble : -wobble)));
+            return v;
+        };
+        const g::PairedGain aa = g::pairedGain(top, scaled(1.0, 0.001));
+        // Faster in the fresh rounds too: it stands, and the report states the fresh rounds' gain.
+        const g::PairedGain fresh = g::pairedGain(top, scaled(0.988, 0.002));
+        const g::Selection kept = g::applyVerification(selected, fresh, aa);
+        QVERIFY(kept.leftBaseline && kept.verified && kept.verificationRan);
+        QCOMPARE(kept.candidateIndex, 7);
+        QCOMPARE(kept.gainPercent, fresh.gainPercent);
+        QCOMPARE(kept.lowPercent, fresh.lowPercent);
+        QCOMPARE(kept.selectedOnGainPercent, 2.4);
+        QCOMPARE(kept.selectedOnLowPercent, 1.8);
+        QVERIFY2(kept.reason.find("fresh sustained rounds") != std::string::npos, kept.reason.c_str());
+        QVERIFY2(kept.reason.find("selected on 2.40% [1.80, 2.90]") != std::string::npos, kept.reason.c_str());
+        // Not faster in the fresh rounds: the baseline stays, and the report says why.
+        const g::PairedGain none = g::pairedGain(top, scaled(0.999, 0.004));
+        const g::Selection dropped = g::applyVerification(selected, none, aa);
+        QVERIFY(!dropped.leftBaseline && !dropped.verified && dropped.verificationRan);
+        QCOMPARE(dropped.candidateIndex, 0);
+        QCOMPARE(dropped.verificationCandidate, 7);
+        QCOMPARE(dropped.gainPercent, 0.0);
+        QVERIFY2(dropped.reason.find("but not a fresh re-measurement") != std::string::npos, dropped.reason.c_str());
+        // Faster, but by less than identical work differs by in the same rounds: not enough.
+        const g::PairedGain offset = g::pairedGain(top, scaled(0.995, 0.0005));
+        const g::PairedGain skewedAa = g::pairedGain(top, scaled(0.992, 0.0005));
+        QVERIFY(offset.lowPercent > 0.0);
+        QVERIFY(!g::applyVerification(selected, offset, skewedAa).leftBaseline);
+        // A selection that kept the baseline is left as it is; incomplete verification rounds keep the baseline.
+        g::Selection stayed;
+        stayed.candidateIndex = stayed.baselineIndex = 0;
+        QVERIFY(!g::applyVerification(stayed, fresh, aa).verificationRan);
+        QVERIFY(!g::applyVerification(selected, g::PairedGain{}, g::PairedGain{}).leftBaseline);
+    }
+
     // --- Selection rule -------------------------------------------------------------------------------------
     void pairedGainFromRounds() {
         // Candidate 2% faster in every round, with spread: the interval is the t interval of the log ratios.

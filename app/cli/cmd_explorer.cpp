@@ -268,6 +268,11 @@ void registerExplorerCommands(CLI::App& app, CliContext& ctx) {
     explore->add_option("--regime", exploreArgs->regime, "select on: sustained | burst (both are reported)")
         ->capture_default_str();
     addConfirmOptions(*explore, exploreArgs->confirm);
+    explore->add_option("--verify-rounds", exploreArgs->confirm.verifyRounds,
+                        "fresh rounds of the selection, the top and an A/A control after the selection; the "
+                        "reported gain is theirs and the selection stands only if they show it faster (0: off)")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 100));
     explore->add_option("--config", exploreArgs->configs,
                         "also time this config and re-time it with the finalists, e.g. "
                         "algo=66,tile=128x352,stages=64xAUTO,custom=5,cluster=2x1x1 (repeatable)");

@@ -87,6 +87,11 @@ for name in ["8192x8192x8192-bf16-1", "8192x8192x8192-bf16-2", "1024x28672x5376"
     if left:
         eg = sel.get("improvement_percent"); elo, ehi = sel.get("improvement_interval_95_percent") or [None, None]
         what = f"#{sel.get('candidate_index')} {sel.get('tile')} custom {sel.get('custom_option')} cluster {sel.get('cluster')}"
+    elif ((r.get("confirm") or {}).get("verification") or {}).get("gain"):
+        # Selected, then not verified: the fresh rounds' gain is what the explorer says of it.
+        ver = r["confirm"]["verification"]
+        eg = ver["gain"].get("gain_percent"); elo, ehi = ver["gain"].get("interval_95_percent")
+        what = f"none (#{ver.get('candidate_index')} not verified)"
     else:
         alt = ((r.get("confirm") or {}).get("best_alternative") or {}).get("sustained") or {}
         if alt:

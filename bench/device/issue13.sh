@@ -71,15 +71,18 @@ timed timeout 150 "$cli" sweep --backend cuda --kernel triton --triton-cache "$c
 tail -4 "$res/sweep.log"
 
 # The same sweep again with the do_bench script's post-flush slack reproduced on the C++ side (a 60 us one-thread spin
-# after each flush, TUNESCOPE_FLUSH_SLACK_US), then the default once more: both are compared with the do_bench
-# table, so any effect of the slack is measured against the run-to-run spread of the default sweep.
+# after each flush, TUNESCOPE_FLUSH_SLACK_US); then `sweep --kernel both` (FLA's kernel and the stand-in, shape by
+# shape in turn), whose Triton file is a repeat of the default sweep. All three are compared with the do_bench
+# table, so the slack's effect is seen against the run-to-run spread of the default sweep.
 if [ "${SLACK_SWEEPS:-1}" = 1 ]; then
-    step "(d2) sweep --kernel triton with a 60 us post-flush spin, then the default again"
+    step "(d2) sweep --kernel triton with a 60 us post-flush spin"
     timed env TUNESCOPE_FLUSH_SLACK_US=60 timeout 150 "$cli" sweep --backend cuda --kernel triton --triton-cache "$cache" \
         --nb 1-32 --out "$res/sweep-triton-slack60.jsonl" >"$res/sweep-slack60.log" 2>&1
-    timed timeout 150 "$cli" sweep --backend cuda --kernel triton --triton-cache "$cache" --nb 1-32 \
-        --out "$res/sweep-triton-repeat.jsonl" >"$res/sweep-repeat.log" 2>&1
 fi
+step "(d3) sweep --kernel both (FLA's kernel and the stand-in, shape by shape in turn)"
+timed timeout 150 "$cli" sweep --backend cuda --kernel both --triton-cache "$cache" --nb 1-32 \
+    --out "$res/sweep-both.jsonl" >"$res/sweep-both.log" 2>&1
+tail -38 "$res/sweep-both.log"
 
 step "(e) promote --all-bases -> export-fla"
 timed "$cli" promote profiles/fla-l2norm-gfx942-profile.json --results "$res/sweep-triton.jsonl" --all-bases \
@@ -101,7 +104,7 @@ step "(e)+(c) FLA strict mode, do_bench table (num_stages $table_stages x 25 con
 # interleaved (docs/triton-kernels.md).
 timed env TRITON_CACHE_DIR=$cache PYTHONUNBUFFERED=1 timeout 420 python3 bench/triton_l2norm_dobench.py --fla-path "$fla" \
     --nb 1-32 --stages "$table_stages" --warmup 5 --rep 20 --slack "${SLACK:-spin1}" --probe-nb "${PROBE_NB:-}" \
-    --sweep "$res/sweep-triton.jsonl" $(for f in "$res/sweep-triton-slack60.jsonl" "$res/sweep-triton-repeat.jsonl"; do
+    --sweep "$res/sweep-triton.jsonl" $(for f in "$res/sweep-triton-slack60.jsonl" "$res/sweep-both.jsonl"; do
         [ -s "$f" ] && printf -- '--sweep %s ' "$f"; done) --export "$res/export" --json "$res/dobench.json" >"$res/dobench.log" 2>&1
 tail -3 "$res/dobench.log"
 
@@ -112,6 +115,7 @@ tail -3 "$res/dobench.log"
   echo "== selftest"; grep -E "FAIL|not run|^selftest: (seed|PASS|FAIL)" "$res/selftest.log" | head -12
   echo "== bench-l2norm (NB 1 and 32, best 3 each)"; grep -E "^ +(1|32) " "$res/bench.log" | sort -k1,1n -k6,6n | awk '{c[$1]++} c[$1]<=3'
   echo "== sweep"; tail -3 "$res/sweep.log"
+  echo "== sweep --kernel both"; grep -A 40 "^stand-in vs FLA" "$res/sweep-both.log"
   echo "== promote"; grep -E "warning|promoted" "$res/promote.log" | head -5; tail -1 "$res/strict-check.log"
   echo "== strict / compare / regret"; grep -vE "^  NB +[0-9]+: fastest" "$res/dobench.log" | tail -240
 } >"$OUT/summary.txt" 2>&1

@@ -928,6 +928,24 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
 
     const auto& aa = r.rule.regime == Regime::Burst ? r.aaBurst : r.aaSustained;
     r.selection = selectCandidate(r.candidates, 0, r.rule, aa ? std::optional<PairedGain>(aa->vsTop) : std::nullopt);
+    if (r.selection.leftBaseline && settings.verifyRounds > 0) {
+        // The gain users are told is measured after the choice, in rounds the choice did not see.
+        const int pick = r.selection.candidateIndex;
+        ConfirmSettings verify = settings;
+        verify.rounds = verify.burstRounds = settings.verifyRounds + settings.verifyRounds % 2;  // whole ABBA pairs
+        verify.extraRounds = 0;
+        say("verification (" + toString(r.rule.regime) + "): the top, #" + std::to_string(pick) +
+            " and an A/A control, " + std::to_string(verify.rounds) + " fresh rounds");
+        const ConfirmRun run = runConfirm(backend, entriesFor({0, pick}), r.rule.regime, verify, r.dataSeed + 3);
+        if (run.errors[0].empty() && run.errors[1].empty() && run.errors[2].empty()) {
+            r.verification = run.entries[1];
+            r.verificationAa = run.entries[2];
+            r.selection = applyVerification(r.selection, run.entries[1].vsTop, run.entries[2].vsTop);
+        } else {
+            r.selection = applyVerification(r.selection, PairedGain{}, PairedGain{});
+        }
+        r.confirmSettings.verifyRounds = verify.rounds;
+    }
     say("selected: " + r.selection.reason);
 
     // Hashes come from host threads; wait for them.

@@ -347,6 +347,56 @@ Selection selectCandidate(const std::vector<Candidate>& candidates, int baseline
     return sel;
 }
 
+Selection applyVerification(Selection sel, const PairedGain& gain, const PairedGain& aaControl) {
+    if (!sel.leftBaseline) return sel;
+    sel.verificationRan = true;
+    sel.verificationCandidate = sel.candidateIndex;
+    sel.selectedOnGainPercent = sel.gainPercent;
+    sel.selectedOnLowPercent = sel.lowPercent;
+    sel.selectedOnHighPercent = sel.highPercent;
+    std::ostringstream why;
+    why.precision(2);
+    why << std::fixed;
+    const std::string regime = toString(sel.regime);
+    const int candidate = sel.candidateIndex;
+    const auto revert = [&] {
+        sel.candidateIndex = sel.baselineIndex;
+        sel.leftBaseline = false;
+        sel.gainPercent = sel.lowPercent = sel.highPercent = 0.0;
+        sel.reason = why.str();
+        return sel;
+    };
+    if (!aaControl.valid() || !gain.valid()) {
+        why << "candidate #" << candidate << " cleared " << sel.requiredGainPercent << "% in the confirm rounds ("
+            << sel.selectedOnGainPercent << "% [" << sel.selectedOnLowPercent << ", " << sel.selectedOnHighPercent
+            << "]) but its verification rounds did not complete; the heuristic top stays";
+        return revert();
+    }
+    // Faster in the fresh rounds by more than identical work differs by in the same rounds (the A/A control).
+    const double bar = std::max(0.0, std::fabs(aaControl.gainPercent));
+    if (!(gain.lowPercent > bar)) {
+        why << "candidate #" << candidate << " cleared " << sel.requiredGainPercent << "% in the confirm rounds ("
+            << sel.selectedOnGainPercent << "% [" << sel.selectedOnLowPercent << ", " << sel.selectedOnHighPercent
+            << "]) but not a fresh re-measurement: " << gain.gainPercent << "% [" << gain.lowPercent << ", "
+            << gain.highPercent << "] in " << gain.rounds << " " << regime
+            << " rounds after the selection (the lower end must clear the A/A control's " << aaControl.gainPercent
+            << "%); the heuristic top stays";
+        return revert();
+    }
+    sel.verified = true;
+    sel.gainPercent = gain.gainPercent;
+    sel.lowPercent = gain.lowPercent;
+    sel.highPercent = gain.highPercent;
+    why << "candidate #" << candidate << " is " << gain.gainPercent << "% faster than the heuristic top [95% interval "
+        << gain.lowPercent << ", " << gain.highPercent << "] in " << gain.rounds << " fresh " << regime
+        << " rounds measured after it was selected (faster in " << gain.roundsFaster << "; A/A control "
+        << aaControl.gainPercent << "% [" << aaControl.lowPercent << ", " << aaControl.highPercent
+        << "]); it was selected on " << sel.selectedOnGainPercent << "% [" << sel.selectedOnLowPercent << ", "
+        << sel.selectedOnHighPercent << "]";
+    sel.reason = why.str();
+    return sel;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Power
 // ---------------------------------------------------------------------------------------------------------------
@@ -1204,6 +1254,10 @@ Json buildExplorerReport(const ExplorationResult& r) {
         if (c.sustained && c.sustained->vsTop.valid()) selected["sustained"] = pairedGainToJson(c.sustained->vsTop);
         if (c.burst && c.burst->vsTop.valid()) selected["burst"] = pairedGainToJson(c.burst->vsTop);
         selected["reason"] = s.reason;
+        selected["verified"] = s.verified;
+        if (s.verificationRan)
+            selected["selected_on"] = {{"gain_percent", s.selectedOnGainPercent},
+                                       {"interval_95_percent", {s.selectedOnLowPercent, s.selectedOnHighPercent}}};
         selected["output_sha256"] = c.parity.checked ? Json(c.parity.sha256) : Json(nullptr);
         selected["bitwise_equal_to_baseline"] = c.parity.bitwiseEqualToBaseline;
     } else {
@@ -1229,7 +1283,8 @@ Json buildExplorerReport(const ExplorationResult& r) {
                            {"burst_idle_seconds", cs.burstIdleSeconds},
                            {"burst_launches", cs.burstLaunches},
                            {"extra_rounds", cs.extraRounds},
-                           {"extra_max_entries", cs.extraMaxEntries}};
+                           {"extra_max_entries", cs.extraMaxEntries},
+                           {"verify_rounds", cs.verifyRounds}};
     confirm["extended"] = {{"sustained", r.extendedSustained}, {"burst", r.extendedBurst}};
     confirm["screen_passes"] = r.screenPasses;
     confirm["regime"] = toString(r.rule.regime);
@@ -1244,6 +1299,17 @@ Json buildExplorerReport(const ExplorationResult& r) {
         confirm["best_alternative"]["raw_algo_hex"] = rawAlgoToHex(a.raw);
         confirm["best_alternative"]["sustained"] = a.sustained ? pairedGainToJson(a.sustained->vsTop) : Json(nullptr);
         confirm["best_alternative"]["burst"] = a.burst ? pairedGainToJson(a.burst->vsTop) : Json(nullptr);
+    }
+    // The selection re-measured after it was made: the gain the report states when it ran (docs/explorer.md).
+    if (s.verificationRan) {
+        Json verification = {{"candidate_index", s.verificationCandidate},
+                             {"verified", s.verified},
+                             {"selected_on", {{"gain_percent", s.selectedOnGainPercent},
+                                              {"interval_95_percent", {s.selectedOnLowPercent, s.selectedOnHighPercent}}}},
+                             {"measurement", r.verification ? regimeToJson(*r.verification) : Json(nullptr)},
+                             {"gain", r.verification ? pairedGainToJson(r.verification->vsTop) : Json(nullptr)},
+                             {"aa_control", r.verificationAa ? regimeToJson(*r.verificationAa) : Json(nullptr)}};
+        confirm["verification"] = std::move(verification);
     }
     confirm["method"] = r.finalistMethod;
     report["confirm"] = std::move(confirm);

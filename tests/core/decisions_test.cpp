@@ -79,7 +79,9 @@ public:
         info_.backend = "scripted";
         info_.index = index;
         info_.name = "Scripted state device " + std::to_string(index);
-        info_.architecture = "sm_90";
+        // The seed profile's target: its incumbents have standing here (promote keeps a tied incumbent only on the
+        // architecture the profile targets; tst_promote covers the other case).
+        info_.architecture = "gfx942";
         info_.driverVersion = "test";
         info_.warpSize = 32;
     }
@@ -271,7 +273,7 @@ void replacedEntryEvidence(const std::filesystem::path& dir) {
         CHECK(evidence.value("rounds", 0) == 3);
         CHECK(evidence["fastest_vs_incumbent_round_ratios"].size() == 3);
         CHECK(evidence.value("results_sha256", "") == promoteOptions.resultsSha256);
-        CHECK(evidence.value("device_identity", "") == "Scripted state device 0|sm_90|test");
+        CHECK(evidence.value("device_identity", "") == "Scripted state device 0|gfx942|test");
         CHECK(evidence["tie_set"].size() == 1);
     }
     CHECK(sawReplaced);

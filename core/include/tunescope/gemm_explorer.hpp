@@ -190,6 +190,11 @@ struct ConfirmSettings {
     // are judged on all their rounds (0: off). At most `extraMaxEntries` of them, the highest gains first.
     int extraRounds = 12;
     int extraMaxEntries = 2;
+    // Verification: once a finalist is selected, the top, the selection and an A/A control get this many fresh
+    // balanced rounds in the deciding regime. The reported gain and interval are theirs, not those of the rounds the
+    // selection was made on (the best of several finalists, and extended only when near the bar: an estimate biased
+    // upward), and the selection stands only when the fresh rounds show it faster (interval above 0). 0: off.
+    int verifyRounds = 8;
 };
 
 // One entry of the confirm stage in one regime: its block in every round, and the top's block of the same round.
@@ -300,6 +305,12 @@ struct Selection {
     bool tooNoisy = false;     // the A/A control's interval excluded 0: nothing can be decided on this machine
     int bestAlternative = -1;  // the confirmed finalist with the highest gain in the regime (-1: none), selected or not
     std::string reason;
+    // When a verification ran (applyVerification): the gain above is the verification's; these are the confirm-stage
+    // numbers the selection was made on.
+    bool verified = false;          // the selection stands after its fresh rounds
+    bool verificationRan = false;
+    int verificationCandidate = -1;  // the finalist that was verified (it stays there when the verification fails)
+    double selectedOnGainPercent = 0.0, selectedOnLowPercent = 0.0, selectedOnHighPercent = 0.0;
 };
 
 // Candidates that may be selected under the rule: timed, no error, parity within the rule.
@@ -312,6 +323,13 @@ bool eligibleUnderRule(const Candidate& candidate, const SelectionRule& rule);
 // the baseline stays, with the reason ("too noisy to decide" when the A/A failed).
 Selection selectCandidate(const std::vector<Candidate>& candidates, int baselineIndex, const SelectionRule& rule,
                           const std::optional<PairedGain>& aaControl);
+
+// The verification of a selection (ConfirmSettings::verifyRounds): `gain` is the selection against the top and
+// `aaControl` the top against itself, both from fresh rounds measured after the selection was made. The selection
+// stands when the lower end of the gain's 95% interval is above 0 and above what identical work differs by in the
+// same rounds (|A/A gain|); its reported gain and interval become the verification's. Otherwise the baseline stays,
+// with the reason. A selection that did not leave the baseline is returned as it is.
+Selection applyVerification(Selection selection, const PairedGain& gain, const PairedGain& aaControl);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Guided search
@@ -429,6 +447,8 @@ struct ExplorationResult {
     std::string finalistMethod;  // how finalists were screened and confirmed
     ConfirmSettings confirmSettings;
     std::optional<RegimeMeasurement> aaSustained, aaBurst;  // the A/A control (the top entered twice)
+    // The verification rounds (ConfirmSettings::verifyRounds) of the selection and of their A/A control, when they ran.
+    std::optional<RegimeMeasurement> verification, verificationAa;
     std::vector<int> extendedSustained, extendedBurst;  // finalists given the sequential confirm's extra rounds
     int screenPasses = 0;
     double powerWindowSeconds = 0.0;  // each finalist's sustained blocks in all, 0 when not measured
