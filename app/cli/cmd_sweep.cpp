@@ -690,7 +690,7 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx) {
         "decisions",
         "Compare the decisions of two runs (two results files or two promoted profiles): per NB, the same decision "
         "is the same config, or each run's pick inside the other's tie set (a results file's pick is the tie rule's: "
-        "the first of the tie set in (BT, num_warps, num_stages)). With one results file of an A/A plan "
+        "the fastest config, the first of the tie set). With one results file of an A/A plan "
         "(sweep --aa-replicas 2), count the FASTER/SLOWER verdicts between identical work instead. Exit codes: "
         "0 compared, 1 nothing to compare, 2 usage or I/O error.");
     decisions->add_option("files", *decisionInputs, "two results files, two promoted profiles, or one A/A results file")
