@@ -21,6 +21,7 @@
 #include "tunescope/device.hpp"
 #include "tunescope/errors.hpp"
 #include "tunescope/hashing.hpp"
+#include "tunescope/head_to_head.hpp"
 #include "tunescope/json_io.hpp"
 #include "tunescope/profile.hpp"
 #include "tunescope/promote.hpp"
@@ -182,6 +183,32 @@ struct SweepArgs {
     bool allowMixedDevices = false;
 };
 
+// What the engine options say about a plan: the kernel (and its Triton cache), cold or hot, the stopping rule,
+// the samples per wait, the input seed, eps, the rounds and their order.
+void applyEngineArgs(SweepPlan& plan, const SweepArgs& a) {
+    plan.backend = a.backend;
+    plan.kernel = a.kernel;
+    if (a.kernel == "triton") {
+        plan.triton = std::make_shared<const TritonCacheScan>(
+            scanTritonCache(a.tritonCache.empty() ? defaultTritonCacheDir() : std::filesystem::path(a.tritonCache)));
+    } else if (a.kernel != "native") {
+        throw Error("", "", "--kernel must be native, triton or both (got '" + a.kernel + "')");
+    }
+    if (a.hot && a.cold) throw Error("", "", "give --cold or --hot, not both");
+    plan.coldL2 = !a.hot;
+    plan.rule.maxRelNoise = a.noise;
+    plan.rule.minSamples = a.minSamples;
+    plan.rule.minTimeMs = a.minTimeMs;
+    plan.rule.timeoutMs = a.timeoutMs;
+    plan.rule.warmupSamples = a.warmup;
+    plan.rule.maxSamples = a.maxSamples;
+    plan.rule.pipelineDepth = a.pipeline > 0 ? a.pipeline : defaultPipelineDepth(plan.kernel);
+    plan.seed = a.seed;
+    plan.eps = static_cast<float>(a.eps);
+    plan.rounds = a.rounds;
+    plan.orderSeed = a.orderSeed;
+}
+
 SweepPlan buildPlan(const SweepArgs& a, CLI::App& sub) {
     SweepPlan plan;
     plan.backend = a.backend;
@@ -216,28 +243,9 @@ SweepPlan buildPlan(const SweepArgs& a, CLI::App& sub) {
     } else {
         plan.grid = defaultGrid();
     }
-    plan.kernel = a.kernel;
-    if (a.kernel == "triton") {
-        plan.triton = std::make_shared<const TritonCacheScan>(
-            scanTritonCache(a.tritonCache.empty() ? defaultTritonCacheDir() : std::filesystem::path(a.tritonCache)));
-    } else if (a.kernel != "native") {
-        throw Error("", "", "--kernel must be native, triton or both (got '" + a.kernel + "')");
-    }
-    if (a.hot && a.cold) throw Error("", "", "give --cold or --hot, not both");
-    plan.coldL2 = !a.hot;
-    plan.rule.maxRelNoise = a.noise;
-    plan.rule.minSamples = a.minSamples;
-    plan.rule.minTimeMs = a.minTimeMs;
-    plan.rule.timeoutMs = a.timeoutMs;
-    plan.rule.warmupSamples = a.warmup;
-    plan.rule.maxSamples = a.maxSamples;
-    plan.rule.pipelineDepth = a.pipeline > 0 ? a.pipeline : defaultPipelineDepth(plan.kernel);
-    plan.seed = a.seed;
-    plan.eps = static_cast<float>(a.eps);
+    applyEngineArgs(plan, a);
     plan.measureCopy = !a.noCopy;
-    plan.rounds = a.rounds;
     plan.raceMargin = a.raceMargin;
-    plan.orderSeed = a.orderSeed;
     plan.replicas = a.replicas;
     if (!a.shard.empty()) plan.shard = resolveShard(a.shard, processEnvironment());  // i/n, slurm, slurm/N
     if (!a.profile.empty()) {
@@ -376,6 +384,99 @@ void printKernelAgreement(const std::string& standinOut, const std::string& trit
         std::printf("lowest Spearman %.3f (NB %d)\n", *cmp.lowestRankCorrelation, cmp.lowestRankNb);
 }
 
+// The devices a measuring command runs on. Empty `devices` with ctx.exitCode set: skipped (--skip-if-unavailable).
+struct OpenDevices {
+    std::unique_ptr<Backend> backend;
+    std::vector<std::unique_ptr<Device>> owned;
+    std::vector<Device*> devices;
+};
+
+OpenDevices openDevices(const SweepArgs& a, CLI::App& sub, CliContext& ctx) {
+    OpenDevices open;
+    try {
+        open.backend = openBackend(a.backend);
+    } catch (const Error& e) {
+        // For CI on machines without the GPU: a known backend that is merely missing here is a skip, not a failure.
+        const bool known = a.backend == "cpu" || a.backend == "cuda" || a.backend == "hip";
+        if (!a.skipIfUnavailable || !known) throw;
+        std::cerr << "tunescope-cli: skipped: " << e.what() << '\n';
+        ctx.exitCode = kExitSkipped;
+        return open;
+    }
+    const std::vector<DeviceInfo> available = open.backend->devices();
+    for (int index : parseDeviceList(a, sub)) {
+        if (index >= static_cast<int>(available.size()))
+            throw Error("", "", a.backend + " device " + std::to_string(index) + " does not exist (this machine has " +
+                                    std::to_string(available.size()) + " " + a.backend + " device" +
+                                    (available.size() == 1 ? "" : "s") + "; see tunescope-cli devices)");
+        open.owned.push_back(open.backend->openDevice(index));
+        open.devices.push_back(open.owned.back().get());
+    }
+    return open;
+}
+
+// Runs one plan, or (`sweeps` of two) two plans shape by shape in turn, with progress on stderr and Ctrl-C saving
+// what was measured. Returns false after setting ctx.exitCode when the run was interrupted; `incomplete` says
+// whether some measurement failed or did not run.
+bool runPlans(const SweepArgs& a, const std::vector<std::pair<const SweepPlan*, std::string>>& plans,
+              const std::vector<Device*>& devices, CliContext& ctx, bool* incomplete) {
+    ProgressPrinter printer(a.quiet, devices.size() > 1);
+    std::mutex printMutex;  // progress and notes come from several worker threads
+    SweepOptions options;
+    options.stopRequested = &g_stopRequested;
+    options.progress = [&](const SweepProgress& p) {
+        std::lock_guard lock(printMutex);
+        printer(p);
+    };
+    options.note = [&](const std::string& text) {
+        std::lock_guard lock(printMutex);
+        printer.note(text);
+    };
+    options.deviceWarmupMs = a.deviceWarmupMs;
+    options.allowMixedDevices = a.allowMixedDevices;
+
+    std::vector<SweepOutcome> outcomes;
+    {
+        StopSignals signals;
+        if (plans.size() > 1) {
+            std::vector<InterleavedSweep> sweeps(plans.size());
+            for (std::size_t i = 0; i < plans.size(); ++i) {
+                sweeps[i].plan = plans[i].first;
+                sweeps[i].options = options;
+                sweeps[i].options.out = plans[i].second;
+            }
+            outcomes = runInterleavedSweeps(sweeps, devices);
+        } else {
+            options.out = plans.front().second;
+            outcomes = {runSweep(*plans.front().first, devices, options)};
+        }
+    }
+    bool interrupted = false;
+    *incomplete = false;
+    std::string files;
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+        const SweepOutcome& outcome = outcomes[i];
+        const std::string& file = plans[i].second;
+        files += (files.empty() ? "" : " and ") + file;
+        if (!a.quiet) {
+            std::cerr << "tunescope-cli: " << outcome.measured << " measured (" << outcome.measurements
+                      << " measurements over " << plans[i].first->rounds << " rounds, " << outcome.racedOut
+                      << " raced out after round 1), " << outcome.resumed << " resumed, " << outcome.failed
+                      << " failed, " << outcome.notRun << " not run, of " << outcome.total << " (" << file << ")\n";
+            for (const std::string& e : outcome.errors) std::cerr << "tunescope-cli: failed: " << e << '\n';
+        }
+        interrupted = interrupted || outcome.interrupted;
+        *incomplete = *incomplete || outcome.failed > 0 || outcome.notRun > 0;
+    }
+    if (interrupted) {
+        std::cerr << "tunescope-cli: stopped by " << (g_stopSignal == SIGTERM ? "SIGTERM" : "Ctrl-C")
+                  << "; everything measured so far is in " << files << " (run the same command to resume)\n";
+        ctx.exitCode = g_stopSignal == SIGTERM ? kExitTerminated : kExitInterrupted;
+        return false;
+    }
+    return true;
+}
+
 void runSweepCommand(const SweepArgs& a, CLI::App& sub, CliContext& ctx) {
     const bool both = a.kernel == "both";
     if (!both && !a.standinOut.empty()) throw Error("", "", "--standin-out goes with --kernel both");
@@ -392,83 +493,16 @@ void runSweepCommand(const SweepArgs& a, CLI::App& sub, CliContext& ctx) {
                   << ")\n";
     validatePlan(plan);  // illegal configs and T = 0 are refused before any device is touched
 
-    std::unique_ptr<Backend> backend;
-    try {
-        backend = openBackend(a.backend);
-    } catch (const Error& e) {
-        // For CI on machines without the GPU: a known backend that is merely missing here is a skip, not a failure.
-        const bool known = a.backend == "cpu" || a.backend == "cuda" || a.backend == "hip";
-        if (!a.skipIfUnavailable || !known) throw;
-        std::cerr << "tunescope-cli: skipped: " << e.what() << '\n';
-        ctx.exitCode = kExitSkipped;
-        return;
-    }
-    const std::vector<DeviceInfo> available = backend->devices();
-    std::vector<std::unique_ptr<Device>> owned;
-    std::vector<Device*> devices;
-    for (int index : parseDeviceList(a, sub)) {
-        if (index >= static_cast<int>(available.size()))
-            throw Error("", "", a.backend + " device " + std::to_string(index) + " does not exist (this machine has " +
-                                    std::to_string(available.size()) + " " + a.backend + " device" +
-                                    (available.size() == 1 ? "" : "s") + "; see tunescope-cli devices)");
-        owned.push_back(backend->openDevice(index));
-        devices.push_back(owned.back().get());
-    }
-
-    ProgressPrinter printer(a.quiet, devices.size() > 1);
-    std::mutex printMutex;  // progress and notes come from several worker threads
-    SweepOptions options;
-    options.out = a.out;
-    options.stopRequested = &g_stopRequested;
-    options.progress = [&](const SweepProgress& p) {
-        std::lock_guard lock(printMutex);
-        printer(p);
-    };
-    options.note = [&](const std::string& text) {
-        std::lock_guard lock(printMutex);
-        printer.note(text);
-    };
-    options.deviceWarmupMs = a.deviceWarmupMs;
-    options.allowMixedDevices = a.allowMixedDevices;
+    const OpenDevices open = openDevices(a, sub, ctx);
+    if (open.devices.empty()) return;  // skipped
 
     const std::string standinOut = both ? standinOutPath(a) : std::string();
     if (both && std::filesystem::absolute(standinOut) == std::filesystem::absolute(a.out))
         throw Error("", "", "--standin-out must differ from --out");
-    std::vector<std::pair<SweepOutcome, std::string>> outcomes;  // (outcome, its results file)
-    {
-        StopSignals signals;
-        if (both) {
-            std::vector<InterleavedSweep> sweeps(2);
-            sweeps[0].plan = &plan;
-            sweeps[0].options = options;
-            sweeps[1].plan = &standinPlan;
-            sweeps[1].options = options;
-            sweeps[1].options.out = standinOut;
-            const std::vector<SweepOutcome> done = runInterleavedSweeps(sweeps, devices);
-            outcomes = {{done[0], a.out}, {done[1], standinOut}};
-        } else {
-            outcomes = {{runSweep(plan, devices, options), a.out}};
-        }
-    }
-    bool interrupted = false, incomplete = false;
-    for (const auto& [outcome, file] : outcomes) {
-        if (!a.quiet) {
-            std::cerr << "tunescope-cli: " << outcome.measured << " measured (" << outcome.measurements
-                      << " measurements over " << plan.rounds << " rounds, " << outcome.racedOut
-                      << " raced out after round 1), " << outcome.resumed << " resumed, " << outcome.failed
-                      << " failed, " << outcome.notRun << " not run, of " << outcome.total << " (" << file << ")\n";
-            for (const std::string& e : outcome.errors) std::cerr << "tunescope-cli: failed: " << e << '\n';
-        }
-        interrupted = interrupted || outcome.interrupted;
-        incomplete = incomplete || outcome.failed > 0 || outcome.notRun > 0;
-    }
-    if (interrupted) {
-        std::cerr << "tunescope-cli: stopped by " << (g_stopSignal == SIGTERM ? "SIGTERM" : "Ctrl-C")
-                  << "; everything measured so far is in " << a.out << (both ? " and " + standinOut : std::string())
-                  << " (run the same command to resume)\n";
-        ctx.exitCode = g_stopSignal == SIGTERM ? kExitTerminated : kExitInterrupted;
-        return;
-    }
+    std::vector<std::pair<const SweepPlan*, std::string>> plans{{&plan, a.out}};
+    if (both) plans.emplace_back(&standinPlan, standinOut);
+    bool incomplete = false;
+    if (!runPlans(a, plans, open.devices, ctx, &incomplete)) return;
     if (!a.quiet) {
         if (both) std::cout << "FLA's Triton kernel (" << a.out << "):\n";
         printSummary(a.out, plan);
@@ -479,6 +513,140 @@ void runSweepCommand(const SweepArgs& a, CLI::App& sub, CliContext& ctx) {
         }
     }
     ctx.exitCode = incomplete ? kExitInvalid : kExitOk;
+}
+
+// --- confirm: two policies head to head (docs/sweep.md, "Head to head") -----------------------------------------
+
+struct ConfirmArgs {
+    std::string candidate, baseline, results;
+    double threshold = 0.005;
+    bool noAa = false;
+};
+
+// Per NB both policies' configs, each with an A/A replica (unless --no-aa), in fresh shuffled rounds; no grid, no
+// copy ceiling, no racing: every round measures every item.
+SweepPlan buildHeadToHeadPlan(const SweepArgs& a, const ConfirmArgs& c, CLI::App& sub) {
+    const PolicyConfigs candidate = loadPolicyConfigs(c.candidate);
+    const PolicyConfigs baseline = loadPolicyConfigs(c.baseline);
+    std::vector<int> nbs;
+    if (sub.count("--nb")) {
+        nbs = parseIntList(a.nb, "--nb");
+        for (int nb : nbs)
+            for (const PolicyConfigs* p : {&candidate, &baseline})
+                if (!p->configs.count(nb))
+                    throw Error(p->file, p->kind == "profile" ? "/per_NB_policy" : "/autotune_entries",
+                                "has no config for NB " + std::to_string(nb) + " (asked for by --nb)");
+    } else {
+        for (const auto& [nb, config] : candidate.configs)
+            if (baseline.configs.count(nb)) nbs.push_back(nb);
+        if (nbs.empty())
+            throw Error(c.baseline, "", "shares no NB with " + c.candidate + ": nothing to compare");
+    }
+    if (a.rowsPerNb < 1) throw Error("", "", "--rows-per-nb must be >= 1");
+    if (a.kernel == "both") throw Error("", "", "confirm measures one kernel: --kernel native or triton");
+    SweepPlan plan;
+    applyEngineArgs(plan, a);
+    plan.shapes = shapesFromNbList(nbs, a.rowsPerNb);
+    plan.measureCopy = false;
+    plan.replicas = c.noAa ? 1 : 2;
+    // As the reader knows them: a folder's FLA file is named with its folder ("exported/l2norm_fwd_kernel.json").
+    const auto label = [](const std::string& given, const PolicyConfigs& p) {
+        const std::filesystem::path file(p.file);
+        std::error_code ec;
+        if (!std::filesystem::is_directory(given, ec)) return file.filename().string();
+        return (file.parent_path().filename() / file.filename()).string();
+    };
+    plan.profileFile = label(c.candidate, candidate);
+    plan.profileSha256 = candidate.sha256;
+    plan.baselineFile = label(c.baseline, baseline);
+    plan.baselineSha256 = baseline.sha256;
+    for (int nb : nbs) {
+        plan.profileConfigs[nb] = candidate.configs.at(nb);
+        plan.baselineConfigs[nb] = baseline.configs.at(nb);
+    }
+    return plan;
+}
+
+std::string ratioText(double ratio) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.4f", ratio);
+    return text;
+}
+
+// The table and the one-line conclusion; the exit code follows the conclusion.
+int printHeadToHead(const HeadToHeadReport& report) {
+    std::cout << "head to head: candidate " << report.candidateFile << " vs baseline " << report.baselineFile
+              << ", paired per round (ratio = candidate / baseline, below 1: the candidate is faster; threshold "
+              << report.threshold * 100 << "%)\n";
+    std::cout << "NB  T         candidate  baseline   candidate median  baseline median  ratio   interval"
+                 "            A/A worst  rounds  verdict\n";
+    for (const HeadToHeadRow& row : report.rows) {
+        const auto median = [](const ResultRecord* r) { return r ? formatUs(r->m.medianMs) : std::string("-"); };
+        std::string ratio = "-", interval = "-", control = "-";
+        if (row.candidateRecord && row.baselineRecord) {
+            ratio = ratioText(row.paired.ratio);
+            if (row.verdict != HeadToHeadVerdict::SameConfig)
+                interval = "[" + ratioText(row.paired.low) + ", " + ratioText(row.paired.high) + "]";
+            if (!row.controls.empty()) control = ratioText(row.worstControl);
+        }
+        char line[320];
+        std::snprintf(line, sizeof line, "%-3d %-9lld %-10s %-10s %-17s %-16s %-7s %-19s %-10s %-7d %s\n", row.nb,
+                      static_cast<long long>(row.rows), shortConfig(row.candidate).c_str(),
+                      shortConfig(row.baseline).c_str(), median(row.candidateRecord).c_str(),
+                      median(row.baselineRecord).c_str(), ratio.c_str(), interval.c_str(), control.c_str(), row.rounds,
+                      toString(row.verdict).c_str());
+        std::cout << line;
+    }
+    std::cout << report.rows.size() << " NBs:";
+    bool first = true;
+    for (HeadToHeadVerdict v : {HeadToHeadVerdict::SameConfig, HeadToHeadVerdict::Faster, HeadToHeadVerdict::Tie,
+                                HeadToHeadVerdict::Slower, HeadToHeadVerdict::Undecided, HeadToHeadVerdict::Noisy,
+                                HeadToHeadVerdict::NotMeasured}) {
+        std::cout << (first ? " " : ", ") << report.count(v) << " " << toString(v);
+        first = false;
+    }
+    std::cout << '\n';
+    if (report.atLeastAsFast()) {
+        const std::size_t undecided = report.count(HeadToHeadVerdict::Undecided);
+        if (undecided == 0)
+            std::cout << "the candidate is at least as fast as the baseline at every NB (none SLOWER, every A/A "
+                         "control quiet)\n";
+        else
+            std::cout << "the candidate is not shown slower at any NB (every A/A control quiet); at " << undecided
+                      << " NB(s) the interval straddles the threshold, so neither is shown faster there (more "
+                         "--rounds narrow it)\n";
+        return kExitOk;
+    }
+    std::cout << "the candidate is NOT shown at least as fast at every NB:";
+    if (report.count(HeadToHeadVerdict::Slower)) std::cout << " SLOWER at " << report.count(HeadToHeadVerdict::Slower);
+    if (report.count(HeadToHeadVerdict::Noisy))
+        std::cout << " NOISY (an A/A control differed: re-run on a quieter machine) at "
+                  << report.count(HeadToHeadVerdict::Noisy);
+    if (report.count(HeadToHeadVerdict::NotMeasured))
+        std::cout << " NOT MEASURED at " << report.count(HeadToHeadVerdict::NotMeasured);
+    std::cout << " NB(s)\n";
+    return kExitInvalid;
+}
+
+void runConfirmCommand(const SweepArgs& a, const ConfirmArgs& c, CLI::App& sub, CliContext& ctx) {
+    if (!c.results.empty()) {
+        // Judge a finished run again (another threshold, another machine): nothing is measured.
+        if (!c.candidate.empty() || !c.baseline.empty() || !a.out.empty())
+            throw Error("", "", "--results judges a finished run: give it alone (no CANDIDATE, --baseline or --out)");
+        ctx.exitCode = printHeadToHead(judgeHeadToHead(loadResults(c.results), c.threshold));
+        return;
+    }
+    if (c.candidate.empty() || c.baseline.empty() || a.out.empty())
+        throw Error("", "", "confirm needs CANDIDATE, --baseline and --out (or --results FILE to judge a finished run)");
+    const SweepPlan plan = buildHeadToHeadPlan(a, c, sub);
+    validatePlan(plan);
+    const OpenDevices open = openDevices(a, sub, ctx);
+    if (open.devices.empty()) return;  // skipped
+    bool incomplete = false;
+    if (!runPlans(a, {{&plan, a.out}}, open.devices, ctx, &incomplete)) return;
+    const HeadToHeadReport report = judgeHeadToHead(loadResults(a.out), c.threshold);
+    const int verdict = a.quiet ? (report.atLeastAsFast() ? kExitOk : kExitInvalid) : printHeadToHead(report);
+    ctx.exitCode = incomplete ? kExitInvalid : verdict;
 }
 
 std::string fixedSeconds(double seconds) {
@@ -505,6 +673,44 @@ bool checkShards(const std::vector<std::filesystem::path>& paths, int expectShar
     return audit.problems.empty();
 }
 
+// The measurement engine's options, shared by sweep and confirm (the same flags mean the same thing in both).
+void addEngineOptions(CLI::App* cmd, SweepArgs& a) {
+    cmd->add_option("--backend", a.backend, "cpu, cuda or hip")->capture_default_str();
+    cmd->add_option("--device", a.device, "device index within the backend")->capture_default_str();
+    cmd->add_option("--devices", a.devices,
+                    "several devices, one worker each over a shared queue: 0,1,2-3; slurm: the GPUs of this SLURM "
+                    "task (the default with --shard slurm)");
+    cmd->add_option("--nb", a.nb, "NB buckets: 1-32, 1,2,4-8")->capture_default_str();
+    cmd->add_option("--rows-per-nb", a.rowsPerNb, "rows T per NB (T = NB x this)")->capture_default_str();
+    cmd->add_option("--triton-cache", a.tritonCache,
+                    "Triton cache folder for --kernel triton (default: TRITON_CACHE_DIR or ~/.triton/cache)");
+    cmd->add_flag("--cold", a.cold, "flush the L2 before every sample (the default)");
+    cmd->add_flag("--hot", a.hot, "do not flush the L2 between samples");
+    cmd->add_option("--pipeline", a.pipeline,
+                    "samples queued back to back per host wait (default: 16 with --kernel triton, as Triton's "
+                    "do_bench; 1 otherwise; docs/sweep.md)")
+        ->check(CLI::Range(0, 256));
+    cmd->add_option("--noise", a.noise, "stop when the median's relative noise is at or below this")
+        ->capture_default_str();
+    cmd->add_option("--min-samples", a.minSamples, "never stop with fewer samples")->capture_default_str();
+    cmd->add_option("--min-time", a.minTimeMs, "never stop before the samples add up to this many ms")
+        ->capture_default_str();
+    cmd->add_option("--timeout", a.timeoutMs, "wall-time limit per measurement, ms")->capture_default_str();
+    cmd->add_option("--warmup", a.warmup, "warm-up samples per measurement (at least 1 runs)")->capture_default_str();
+    cmd->add_option("--max-samples", a.maxSamples, "sample cap per measurement")->capture_default_str();
+    cmd->add_option("--device-warmup", a.deviceWarmupMs, "ms of copies per device before its first measurement")
+        ->capture_default_str();
+    cmd->add_option("--seed", a.seed, "input data seed")->capture_default_str();
+    cmd->add_option("--eps", a.eps, "l2norm epsilon")->capture_default_str();
+    cmd->add_option("--order-seed", a.orderSeed, "seed of the rounds' shuffled orders (recorded)")
+        ->capture_default_str();
+    cmd->add_flag("--allow-mixed-devices", a.allowMixedDevices,
+                  "resume a results file measured on devices of another name, architecture or driver");
+    cmd->add_flag("--quiet", a.quiet, "no progress and no summary");
+    cmd->add_flag("--skip-if-unavailable", a.skipIfUnavailable,
+                  "exit 77 (ctest's skip) instead of 2 when the backend is not available on this machine");
+}
+
 }  // namespace
 
 void registerSweepCommands(CLI::App& app, CliContext& ctx) {
@@ -516,13 +722,7 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx) {
         "file (resumable). Exit codes: 0 all measured, 1 some measurements failed or a device gave up, 2 usage or "
         "I/O error, 77 backend unavailable with --skip-if-unavailable, 130 stopped by Ctrl-C (143 by SIGTERM) with "
         "everything measured so far saved.");
-    sweep->add_option("--backend", args->backend, "cpu, cuda or hip")->capture_default_str();
-    sweep->add_option("--device", args->device, "device index within the backend")->capture_default_str();
-    sweep->add_option("--devices", args->devices,
-                      "several devices, one worker each over a shared queue: 0,1,2-3; slurm: the GPUs of this SLURM "
-                      "task (the default with --shard slurm)");
-    sweep->add_option("--nb", args->nb, "NB buckets: 1-32, 1,2,4-8")->capture_default_str();
-    sweep->add_option("--rows-per-nb", args->rowsPerNb, "rows T per NB (T = NB x this)")->capture_default_str();
+    addEngineOptions(sweep, *args);
     sweep->add_option("--batch", args->batch, "batch sizes B (with --padded-tokens): T = B x L x 16, NB = ceil(T/65536)");
     sweep->add_option("--padded-tokens", args->paddedTokens, "padded token counts L (with --batch)");
     sweep->add_option("--grid", args->grid, "config grid file (JSON or CSV, see docs/sweep.md)");
@@ -536,31 +736,11 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx) {
         ->capture_default_str();
     sweep->add_option("--standin-out", args->standinOut,
                       "with --kernel both: the stand-in's results file (default: the --out name with .standin.jsonl)");
-    sweep->add_option("--triton-cache", args->tritonCache,
-                      "Triton cache folder for --kernel triton (default: TRITON_CACHE_DIR or ~/.triton/cache)");
-    sweep->add_flag("--cold", args->cold, "flush the L2 before every sample (the default)");
-    sweep->add_flag("--hot", args->hot, "do not flush the L2 between samples");
-    sweep->add_option("--pipeline", args->pipeline,
-                      "samples queued back to back per host wait (default: 16 with --kernel triton, as Triton's "
-                      "do_bench; 1 otherwise; docs/sweep.md)")
-        ->check(CLI::Range(0, 256));
-    sweep->add_option("--noise", args->noise, "stop when the median's relative noise is at or below this")
-        ->capture_default_str();
-    sweep->add_option("--min-samples", args->minSamples, "never stop with fewer samples")->capture_default_str();
-    sweep->add_option("--min-time", args->minTimeMs, "never stop before the samples add up to this many ms")
-        ->capture_default_str();
-    sweep->add_option("--timeout", args->timeoutMs, "wall-time limit per measurement, ms")->capture_default_str();
-    sweep->add_option("--warmup", args->warmup, "warm-up samples per measurement (at least 1 runs)")->capture_default_str();
-    sweep->add_option("--max-samples", args->maxSamples, "sample cap per measurement")->capture_default_str();
-    sweep->add_option("--device-warmup", args->deviceWarmupMs, "ms of copies per device before its first measurement")
-        ->capture_default_str();
     sweep->add_option("--profile", args->profile, "also time this profile's config per NB and report its regret");
     sweep->add_option("--shard", args->shard,
                       "run shard i of n (0-based), split by shape (all configs of an NB on one worker): i/n; slurm: "
                       "i and n of this array task (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT); slurm/N: i of this "
                       "task, n = N; combine the files with merge");
-    sweep->add_option("--seed", args->seed, "input data seed")->capture_default_str();
-    sweep->add_option("--eps", args->eps, "l2norm epsilon")->capture_default_str();
     sweep->add_flag("--no-copy", args->noCopy, "do not measure the device-to-device copy ceiling");
     sweep->add_option("--rounds", args->rounds,
                       "rounds per shape: every config once per round, in a new shuffled order each round")
@@ -568,20 +748,46 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx) {
     sweep->add_option("--race-margin", args->raceMargin,
                       "after round 1, configs slower than the round's best by more than this run no more rounds")
         ->capture_default_str();
-    sweep->add_option("--order-seed", args->orderSeed, "seed of the rounds' shuffled orders (recorded)")
-        ->capture_default_str();
     sweep->add_option("--aa-replicas", args->replicas,
                       "A/A: measure every config this many times per round as identical items (count verdicts with "
                       "the decisions command)")
         ->capture_default_str();
-    sweep->add_flag("--allow-mixed-devices", args->allowMixedDevices,
-                    "resume a results file measured on devices of another name, architecture or driver");
-    sweep->add_flag("--quiet", args->quiet, "no progress and no summary");
-    sweep->add_flag("--skip-if-unavailable", args->skipIfUnavailable,
-                    "exit 77 (ctest's skip) instead of 2 when the backend is not available on this machine");
     sweep->add_option("--out", args->out, "results file (JSON Lines); an existing one of the same plan is resumed")
         ->required();
     sweep->callback([args, sweep, &ctx] { runSweepCommand(*args, *sweep, ctx); });
+
+    // --- confirm ---
+    auto confirmArgs = std::make_shared<SweepArgs>();
+    confirmArgs->rounds = 8;  // as the explorer's verification: enough rounds for an interval narrower than 1%
+    auto confirmOptions = std::make_shared<ConfirmArgs>();
+    CLI::App* confirm = app.add_subcommand(
+        "confirm",
+        "Re-measure two policies head to head: per NB the candidate's and the baseline's configs in the same fresh, "
+        "shuffled rounds (cold L2, warm-up, raw samples kept), each with an A/A replica, judged on the per-round "
+        "ratios (docs/sweep.md, \"Head to head\"). A policy is a profile, FLA's l2norm_fwd_kernel.json, or a "
+        "folder holding one (export-fla's output, an FLA_CONFIG_DIR). Exit codes: 0 the candidate is at least as "
+        "fast at every NB, 1 SLOWER somewhere, an A/A control differed (too noisy to decide) or a measurement "
+        "failed, 2 usage or I/O error, 77 backend unavailable with --skip-if-unavailable, 130 stopped by Ctrl-C.");
+    confirm->add_option("candidate", confirmOptions->candidate, "the policy whose speed is claimed (e.g. export-fla's folder)");
+    confirm->add_option("--baseline", confirmOptions->baseline,
+                        "the policy to beat or match (e.g. FLA's own autotune: its l2norm_fwd_kernel.json)");
+    addEngineOptions(confirm, *confirmArgs);
+    confirm->add_option("--kernel", confirmArgs->kernel,
+                        "native (our l2norm family) or triton (FLA's kernel: the binaries of a Triton cache, per NB)")
+        ->capture_default_str();
+    confirm->add_option("--rounds", confirmArgs->rounds, "rounds per NB: every item once per round, shuffled")
+        ->capture_default_str();
+    confirm->add_option("--threshold", confirmOptions->threshold,
+                        "relative gap the paired interval must clear for FASTER or SLOWER")
+        ->capture_default_str();
+    confirm->add_flag("--no-aa", confirmOptions->noAa, "no A/A replicas (faster; nothing then checks the noise)");
+    confirm->add_option("--out", confirmArgs->out, "results file (JSON Lines); an existing one of the same plan is resumed");
+    confirm->add_option("--results", confirmOptions->results,
+                        "judge this finished confirm results file instead of measuring")
+        ->check(CLI::ExistingFile);
+    confirm->callback([confirmArgs, confirmOptions, confirm, &ctx] {
+        runConfirmCommand(*confirmArgs, *confirmOptions, *confirm, ctx);
+    });
 
     // --- merge ---
     auto inputs = std::make_shared<std::vector<std::string>>();

@@ -127,6 +127,7 @@ ResultRecord recordFromJson(const ReadJson& object, const std::string& file, std
     if (rec.kind == ResultRecord::Kind::L2Norm) rec.config = configFromJson(r.field("config"), r);
     rec.inGrid = r.has("in_grid") ? r.boolean("in_grid") : true;
     rec.profileConfig = r.has("profile_config") ? r.boolean("profile_config") : false;
+    rec.baselineConfig = r.has("baseline_config") ? r.boolean("baseline_config") : false;
     deviceTagFromJson(r, &rec.deviceBackend, &rec.deviceIndex, &rec.deviceName);
     rec.coldL2 = r.boolean("cold_l2");
 
@@ -345,6 +346,7 @@ public:
                 }
                 if (k == "in_grid") return optionalBool(rec.inGrid, true);
                 if (k == "profile_config") return optionalBool(rec.profileConfig, false);
+                if (k == "baseline_config") return optionalBool(rec.baselineConfig, false);
                 if (k == "device") {
                     bool backend = false, index = false, name = false;
                     haveDevice = object([&](const std::string& d) -> bool {
@@ -783,6 +785,7 @@ Json recordToJson(const ResultRecord& rec) {
     j["config"] = rec.kind == ResultRecord::Kind::L2Norm ? configToJson(rec.config) : Json(nullptr);
     j["in_grid"] = rec.inGrid;
     j["profile_config"] = rec.profileConfig;
+    if (rec.baselineConfig) j["baseline_config"] = true;  // head-to-head plans only: other files keep their bytes
     j["device"] = deviceTag(rec.deviceBackend, rec.deviceIndex, rec.deviceName);
     j["cold_l2"] = rec.coldL2;
     j["median_ms"] = finiteOrNull(m.medianMs);

@@ -84,10 +84,13 @@ SweepPlan planFromHeader(const ResultsHeader& header, const std::string& file) {
     if (!grid.is_array()) r.fail("grid", "must be an array");
     for (std::size_t i = 0; i < grid.size(); ++i)
         plan.grid.push_back(configFrom(PlanReader(grid[i], file, jsonPointerAppend(r.at("grid"), i))));
-    if (!r.field("profile").is_null()) {
-        const PlanReader profile = r.child("profile");
-        const PlanReader configs = profile.child("configs");
-        if (!configs.json().is_object()) profile.fail("configs", "must be an object");
+    // The --profile's configs and, in a head-to-head plan, the --baseline's: {"file", "sha256", "configs"}.
+    const auto readPolicy = [&](const char* key, std::map<int, L2NormConfig>& configsOut, std::string& fileOut,
+                                std::string& shaOut) {
+        if (!r.json().contains(key) || r.field(key).is_null()) return;
+        const PlanReader policy = r.child(key);
+        const PlanReader configs = policy.child("configs");
+        if (!configs.json().is_object()) policy.fail("configs", "must be an object");
         for (auto it = configs.json().begin(); it != configs.json().end(); ++it) {
             const std::string at = configs.at(it.key());
             int nb = 0;
@@ -96,12 +99,14 @@ SweepPlan planFromHeader(const ResultsHeader& header, const std::string& file) {
             } catch (const std::exception&) {
                 throw Error(file, "line 1, " + at, "the key must be an NB number");
             }
-            plan.profileConfigs[nb] = configFrom(PlanReader(it.value(), file, at));
+            configsOut[nb] = configFrom(PlanReader(it.value(), file, at));
         }
-        if (profile.json().contains("file") && profile.json()["file"].is_string()) plan.profileFile = profile.text("file");
-        if (profile.json().contains("sha256") && profile.json()["sha256"].is_string())
-            plan.profileSha256 = profile.text("sha256");
-    }
+        if (policy.json().contains("file") && policy.json()["file"].is_string()) fileOut = policy.text("file");
+        if (policy.json().contains("sha256") && policy.json()["sha256"].is_string()) shaOut = policy.text("sha256");
+    };
+    (void)r.field("profile");  // required (null when the sweep had no --profile)
+    readPolicy("profile", plan.profileConfigs, plan.profileFile, plan.profileSha256);
+    readPolicy("baseline", plan.baselineConfigs, plan.baselineFile, plan.baselineSha256);
     plan.coldL2 = r.boolean("cold_l2");
     const PlanReader rule = r.child("stopping_rule");
     plan.rule.warmupSamples = rule.smallInt("warmup_samples");

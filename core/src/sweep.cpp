@@ -122,8 +122,14 @@ void validateTritonPlan(const SweepPlan& plan, const std::vector<const Device*>&
                 if (const std::string why = tritonTargetMismatch(v, d->info()); !why.empty()) throw Error("", "", why);
             }
         }
-        for (const auto& [nb, c] : plan.profileConfigs) {
-            if (nb == shape.nb) (void)requireTritonVariant(*plan.triton, c, nb);
+        for (const auto* policy : {&plan.profileConfigs, &plan.baselineConfigs}) {
+            const auto it = policy->find(shape.nb);
+            if (it == policy->end()) continue;
+            const TritonVariant& v = requireTritonVariant(*plan.triton, it->second, shape.nb);
+            for (const Device* d : devices) {
+                if (!d) continue;
+                if (const std::string why = tritonTargetMismatch(v, d->info()); !why.empty()) throw Error("", "", why);
+            }
         }
     }
 }
@@ -166,7 +172,15 @@ void validatePlan(const SweepPlan& plan, const std::vector<const Device*>& devic
         if (!seenShapes.insert({s.nb, s.rows}).second)
             throw Error("", "", "NB " + std::to_string(s.nb) + " with T = " + std::to_string(s.rows) + " is listed twice");
     }
-    if (plan.grid.empty()) throw Error("", "", "the config grid is empty");
+    // A head-to-head plan measures the two policies' configs alone; every other plan needs a grid.
+    if (plan.grid.empty() && plan.baselineConfigs.empty()) throw Error("", "", "the config grid is empty");
+    if (!plan.baselineConfigs.empty()) {
+        for (const SweepShape& s : plan.shapes) {
+            if (!plan.profileConfigs.count(s.nb) || !plan.baselineConfigs.count(s.nb))
+                throw Error("", "", "NB " + std::to_string(s.nb) +
+                                        ": a head-to-head plan needs a config of both policies at every NB it measures");
+        }
+    }
     std::set<std::string> seenConfigs;
     const auto checkConfig = [&](const L2NormConfig& c, const std::string& role) {
         std::string why;
@@ -183,6 +197,7 @@ void validatePlan(const SweepPlan& plan, const std::vector<const Device*>& devic
             throw Error("", "", "grid config " + describe(c) + " appears twice in the grid");
     }
     for (const auto& [nb, c] : plan.profileConfigs) checkConfig(c, "the profile's config for NB " + std::to_string(nb) + ",");
+    for (const auto& [nb, c] : plan.baselineConfigs) checkConfig(c, "the baseline's config for NB " + std::to_string(nb) + ",");
     validateTritonPlan(plan, devices);
     const StoppingRule& r = plan.rule;
     if (r.minSamples < 1) throw Error("", "", "--min-samples must be at least 1");
@@ -249,6 +264,17 @@ Json planJson(const SweepPlan& plan, bool forHash) {
         profile["configs"] = std::move(configs);
         j["profile"] = std::move(profile);
     }
+    if (!plan.baselineConfigs.empty()) {  // absent for ordinary plans, so that their hashes stay as they were
+        Json baseline = Json::object();
+        if (!forHash) {
+            baseline["file"] = plan.baselineFile;
+            baseline["sha256"] = plan.baselineSha256;
+        }
+        Json configs = Json::object();
+        for (const auto& [nb, c] : plan.baselineConfigs) configs[std::to_string(nb)] = configToJson(c);
+        baseline["configs"] = std::move(configs);
+        j["baseline"] = std::move(baseline);
+    }
     j["cold_l2"] = plan.coldL2;
     j["stopping_rule"] = ruleToJson(plan.rule);
     if (plan.kernel != "native") addTritonPlanJson(j, plan, forHash);
@@ -287,7 +313,8 @@ std::vector<SweepItem> planItems(const SweepPlan& plan) {
             copy.key = recordKey(copy.kind, shape.nb, shape.rows, {});
             items.push_back(std::move(copy));
         }
-        const auto add = [&](const L2NormConfig& config, bool inGrid, bool profileConfig) {
+        const auto baseline = plan.baselineConfigs.find(shape.nb);
+        const auto add = [&](const L2NormConfig& config, bool inGrid, bool profileConfig, bool baselineConfig) {
             for (int replica = 0; replica < plan.replicas; ++replica) {
                 SweepItem item;
                 item.kind = ResultRecord::Kind::L2Norm;
@@ -295,18 +322,29 @@ std::vector<SweepItem> planItems(const SweepPlan& plan) {
                 item.config = config;
                 item.inGrid = inGrid;
                 item.profileConfig = profileConfig && replica == 0;
+                item.baselineConfig = baselineConfig && replica == 0;
                 item.replica = replica;
                 item.key = recordKey(item.kind, shape.nb, shape.rows, config, replica);
                 items.push_back(std::move(item));
             }
         };
-        bool profileInGrid = false;
+        const auto isProfile = [&](const L2NormConfig& c) {
+            return profile != plan.profileConfigs.end() && profile->second == c;
+        };
+        const auto isBaseline = [&](const L2NormConfig& c) {
+            return baseline != plan.baselineConfigs.end() && baseline->second == c;
+        };
+        bool profileInGrid = false, baselineListed = false;
         for (const L2NormConfig& c : plan.grid) {
-            const bool isProfile = profile != plan.profileConfigs.end() && profile->second == c;
-            profileInGrid = profileInGrid || isProfile;
-            add(c, true, isProfile);
+            profileInGrid = profileInGrid || isProfile(c);
+            baselineListed = baselineListed || isBaseline(c);
+            add(c, true, isProfile(c), isBaseline(c));
         }
-        if (profile != plan.profileConfigs.end() && !profileInGrid) add(profile->second, false, true);
+        if (profile != plan.profileConfigs.end() && !profileInGrid) {
+            baselineListed = baselineListed || isBaseline(profile->second);
+            add(profile->second, false, true, isBaseline(profile->second));
+        }
+        if (baseline != plan.baselineConfigs.end() && !baselineListed) add(baseline->second, false, false, true);
     }
     return items;
 }
@@ -576,6 +614,7 @@ SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices
             rec.config = item.config;
             rec.inGrid = item.inGrid;
             rec.profileConfig = item.profileConfig;
+            rec.baselineConfig = item.baselineConfig;
             rec.replica = item.replica;
             rec.deviceBackend = info.backend;
             rec.deviceIndex = info.index;
@@ -733,8 +772,10 @@ SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices
                         const double bar = best ? best->ciHighMs * (1 + plan.raceMargin)
                                                 : std::numeric_limits<double>::infinity();
                         for (Slot& slot : slots) {
+                            // The policies' own configs (and their replicas) are what a decision is about.
                             if (!slot.active || slot.item->kind != ResultRecord::Kind::L2Norm || slot.item->profileConfig ||
-                                slot.rounds.empty() || !(slot.rounds.back().ciLowMs > bar))
+                                slot.item->baselineConfig || !slot.item->inGrid || slot.rounds.empty() ||
+                                !(slot.rounds.back().ciLowMs > bar))
                                 continue;
                             slot.active = false;
                             slot.racedOut = true;

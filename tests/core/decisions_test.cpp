@@ -4,6 +4,7 @@
 // Every scenario also checks that it would fool a single-measurement compare(), so that a pass means something.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -17,7 +18,9 @@
 #include <sstream>
 #include <string>
 
+#include "tunescope/fla_cache.hpp"
 #include "tunescope/hashing.hpp"
+#include "tunescope/head_to_head.hpp"
 #include "tunescope/profile.hpp"
 #include "tunescope/promote.hpp"
 #include "tunescope/results.hpp"
@@ -429,6 +432,241 @@ void resultsRoundTrip(const std::filesystem::path& dir) {
     CHECK(roundMedians(b, 3).size() == 3 && roundMedians(b, 3)[1] == 1.25 && std::isnan(roundMedians(b, 3)[2]));
 }
 
+
+// --- head to head (tunescope-cli confirm, docs/sweep.md "Head to head") ---------------------------------------
+
+// Per NB the candidate's and the baseline's configs; at NB 4 both launch the same config.
+SweepPlan headToHeadPlan(std::uint64_t orderSeed) {
+    SweepPlan plan;
+    plan.backend = "scripted";
+    plan.shapes = shapesFromNbList({1, 2, 3, 4}, 1024);
+    plan.measureCopy = false;
+    plan.rounds = 8;
+    plan.replicas = 2;
+    plan.orderSeed = orderSeed;
+    plan.rule.minSamples = 10;
+    plan.rule.minTimeMs = 0;
+    plan.rule.timeoutMs = 1e9;
+    plan.rule.maxSamples = 40;
+    plan.rule.maxRelNoise = 0;  // every measurement takes 40 samples: the same work in every round
+    plan.profileFile = "candidate.json";
+    plan.baselineFile = "baseline.json";
+    for (int nb = 1; nb <= 4; ++nb) {
+        plan.profileConfigs[nb] = {16, 4, 3, 1};
+        plan.baselineConfigs[nb] = nb == 4 ? L2NormConfig{16, 4, 3, 1} : L2NormConfig{8, 2, 3, 1};
+    }
+    return plan;
+}
+
+void headToHeadPlanItems() {
+    const SweepPlan plan = headToHeadPlan(1);
+    validatePlan(plan);  // no grid: a head-to-head plan measures the two policies alone
+    const std::vector<SweepItem> items = planItems(plan);
+    CHECK(items.size() == 3 * 4 + 2);  // NB 1-3: two configs x two replicas; NB 4: one config x two replicas
+    std::size_t candidates = 0, baselines = 0, both = 0;
+    for (const SweepItem& item : items) {
+        CHECK(!item.inGrid);
+        candidates += item.profileConfig ? 1 : 0;
+        baselines += item.baselineConfig ? 1 : 0;
+        both += item.profileConfig && item.baselineConfig ? 1 : 0;
+        if (item.replica > 0) CHECK(!item.profileConfig && !item.baselineConfig);
+    }
+    CHECK(candidates == 4 && baselines == 4 && both == 1);
+    CHECK(planToJson(plan).contains("baseline"));
+    // Ordinary plans keep the members (and so the hashes) they always had.
+    CHECK(!planToJson(aaPlan(1)).contains("baseline"));
+    SweepPlan noGrid = aaPlan(1);
+    noGrid.grid.clear();
+    bool refused = false;
+    try {
+        validatePlan(noGrid);
+    } catch (const Error&) {
+        refused = true;
+    }
+    CHECK(refused);
+    SweepPlan gap = headToHeadPlan(1);
+    gap.baselineConfigs.erase(3);
+    refused = false;
+    try {
+        validatePlan(gap);
+    } catch (const Error& e) {
+        refused = std::string(e.what()).find("NB 3") != std::string::npos;
+    }
+    CHECK(refused);
+}
+
+// The candidate is truly 2% faster at NB 1, 2% slower at NB 2, the same speed at NB 3 (another config, identical
+// time) and the same config at NB 4, on a device whose state wanders by 0.4% (redrawn every 40 samples). Over 5
+// order seeds: NB 1 FASTER and NB 2 SLOWER in at least 4, never the other way; NB 3 never FASTER or SLOWER.
+void headToHeadJudgesRealGapsOnly(const std::filesystem::path& dir) {
+    int faster = 0, slower = 0, wrongWay = 0, identicalCalled = 0, sameConfig = 0, noisy = 0;
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+        auto states = std::make_shared<std::vector<double>>();
+        auto engine = std::make_shared<std::mt19937_64>(100 + seed);
+        const auto factor = [states, engine](long sample, long) {
+            const std::size_t block = static_cast<std::size_t>(sample / 40);
+            std::normal_distribution<double> wander(1.0, 0.004);
+            while (states->size() <= block) states->push_back(wander(*engine));
+            return (*states)[block];
+        };
+        // The device cannot see the NB, only the config: NB 1-3 each get their own baseline time through the
+        // shape the work was prepared for.
+        auto rows = std::make_shared<std::int64_t>(0);
+        const auto time = [rows](const L2NormConfig& c) {
+            const bool candidate = c == L2NormConfig{16, 4, 3, 1};
+            const std::int64_t nb = *rows / 1024;
+            if (nb == 1) return candidate ? 0.98 : 1.0;
+            if (nb == 2) return candidate ? 1.02 : 1.0;
+            return 1.0;
+        };
+        class ShapeAwareDevice final : public Device {
+        public:
+            ShapeAwareDevice(std::shared_ptr<std::int64_t> rows, StateDevice& inner) : rows_(std::move(rows)), inner_(inner) {}
+            const DeviceInfo& info() const override { return inner_.info(); }
+            bool supports(const L2NormConfig& c, std::string* why) const override { return inner_.supports(c, why); }
+            void prepareL2Norm(std::int64_t rows, std::uint64_t) override { *rows_ = rows; }
+            std::unique_ptr<TimedWork> l2normWork(const L2NormConfig& c, float eps) override {
+                return inner_.l2normWork(c, eps);
+            }
+            std::unique_ptr<TimedWork> copyWork() override { return inner_.copyWork(); }
+            void runL2Norm(const L2NormConfig& c, std::span<const std::uint16_t> x, std::span<std::uint16_t> y,
+                           std::span<float> r, float eps) override {
+                inner_.runL2Norm(c, x, y, r, eps);
+            }
+
+        private:
+            std::shared_ptr<std::int64_t> rows_;
+            StateDevice& inner_;
+        };
+        StateDevice inner(0, time, factor);
+        ShapeAwareDevice device(rows, inner);
+        SweepOptions options;
+        options.out = dir / ("h2h-" + std::to_string(seed) + ".jsonl");
+        options.deviceWarmupMs = 0;
+        const SweepOutcome outcome = runSweep(headToHeadPlan(seed), {&device}, options);
+        CHECK(outcome.failed == 0 && outcome.racedOut == 0);
+        const HeadToHeadReport report = judgeHeadToHead(loadResults(options.out));
+        CHECK(report.rows.size() == 4);
+        CHECK(report.candidateFile == "candidate.json" && report.baselineFile == "baseline.json");
+        for (const HeadToHeadRow& row : report.rows) {
+            CHECK(row.rounds == 8);
+            CHECK(row.controls.size() == (row.nb == 4 ? 1u : 2u));
+            noisy += row.verdict == HeadToHeadVerdict::Noisy ? 1 : 0;
+            if (row.nb == 1) {
+                faster += row.verdict == HeadToHeadVerdict::Faster ? 1 : 0;
+                wrongWay += row.verdict == HeadToHeadVerdict::Slower ? 1 : 0;
+                CHECK(row.paired.ratio > 0.97 && row.paired.ratio < 0.99);
+            } else if (row.nb == 2) {
+                slower += row.verdict == HeadToHeadVerdict::Slower ? 1 : 0;
+                wrongWay += row.verdict == HeadToHeadVerdict::Faster ? 1 : 0;
+            } else if (row.nb == 3) {
+                identicalCalled +=
+                    row.verdict == HeadToHeadVerdict::Faster || row.verdict == HeadToHeadVerdict::Slower ? 1 : 0;
+            } else {
+                sameConfig += row.verdict == HeadToHeadVerdict::SameConfig ? 1 : 0;
+            }
+        }
+        CHECK(!report.atLeastAsFast() || report.count(HeadToHeadVerdict::Slower) == 0);
+    }
+    std::cout << "head to head: 2% faster called FASTER in " << faster << " of 5, 2% slower called SLOWER in " << slower
+              << " of 5, wrong way " << wrongWay << ", identical speed called FASTER/SLOWER " << identicalCalled
+              << ", NOISY " << noisy << "\n";
+    CHECK(faster >= 4 && slower >= 4);
+    CHECK(wrongWay == 0 && identicalCalled == 0);
+    CHECK(sameConfig == 5);
+}
+
+// A record for a crafted results file: one config's round medians.
+ResultRecord craftedRecord(int nb, const L2NormConfig& config, int replica, const std::vector<double>& rounds) {
+    ResultRecord r;
+    r.nb = nb;
+    r.rows = 1024 * nb;
+    r.config = config;
+    r.inGrid = false;
+    r.replica = replica;
+    r.deviceBackend = "scripted";
+    r.deviceName = "Scripted state device 0";
+    for (std::size_t k = 0; k < rounds.size(); ++k) {
+        RoundSummary s;
+        s.round = static_cast<int>(k);
+        s.sampleCount = 1;
+        s.firstSample = static_cast<int>(k);
+        s.medianMs = s.p20Ms = s.p80Ms = s.ciLowMs = s.ciHighMs = rounds[k];
+        s.stopReason = StopReason::Converged;
+        r.rounds.push_back(s);
+        r.m.samplesMs.push_back(rounds[k]);
+    }
+    std::vector<double> sorted = rounds;
+    std::sort(sorted.begin(), sorted.end());
+    r.m.sampleCount = static_cast<int>(rounds.size());
+    r.m.medianMs = sorted[sorted.size() / 2];
+    r.m.ciLowMs = sorted.front();
+    r.m.ciHighMs = sorted.back();
+    return r;
+}
+
+// The A/A control: when identical work comes out 3% apart in every round, nothing at that NB is decided (NOISY),
+// even though the candidate looks 5% faster; and a plan without a baseline is not judged at all.
+void headToHeadNoisyControlDecidesNothing(const std::filesystem::path& dir) {
+    SweepPlan plan = headToHeadPlan(1);
+    plan.shapes = shapesFromNbList({1}, 1024);
+    plan.profileConfigs = {{1, {16, 4, 3, 1}}};
+    plan.baselineConfigs = {{1, {8, 2, 3, 1}}};
+    ResultsFile file;
+    file.path = dir / "crafted-h2h.jsonl";
+    file.header.plan = planToJson(plan);
+    file.header.planHash = planHash(plan);
+    const std::vector<double> one(8, 1.0), fast(8, 0.95), off(8, 1.03);
+    file.records.push_back(craftedRecord(1, {16, 4, 3, 1}, 0, fast));
+    file.records.back().profileConfig = true;
+    file.records.push_back(craftedRecord(1, {16, 4, 3, 1}, 1, fast));
+    file.records.push_back(craftedRecord(1, {8, 2, 3, 1}, 0, one));
+    file.records.back().baselineConfig = true;
+    file.records.push_back(craftedRecord(1, {8, 2, 3, 1}, 1, one));
+    HeadToHeadReport report = judgeHeadToHead(file);
+    CHECK(report.rows.size() == 1 && report.rows[0].verdict == HeadToHeadVerdict::Faster);
+    CHECK(report.atLeastAsFast());
+    file.records.back() = craftedRecord(1, {8, 2, 3, 1}, 1, off);  // the baseline's replica disagrees with itself
+    report = judgeHeadToHead(file);
+    CHECK(report.rows.size() == 1 && report.rows[0].verdict == HeadToHeadVerdict::Noisy);
+    CHECK(std::abs(report.rows[0].worstControl - 1.03) < 1e-9);
+    CHECK(!report.atLeastAsFast());
+    // A missing baseline measurement is NOT MEASURED, never a pass.
+    file.records.erase(file.records.begin() + 2, file.records.end());
+    report = judgeHeadToHead(file);
+    CHECK(report.rows.size() == 1 && report.rows[0].verdict == HeadToHeadVerdict::NotMeasured && !report.atLeastAsFast());
+    // An ordinary sweep's file is refused, naming the file and what is missing.
+    ResultsFile ordinary;
+    ordinary.path = dir / "ordinary.jsonl";
+    ordinary.header.plan = planToJson(aaPlan(1));
+    ordinary.header.planHash = planHash(aaPlan(1));
+    bool refused = false;
+    try {
+        (void)judgeHeadToHead(ordinary);
+    } catch (const Error& e) {
+        refused = std::string(e.what()).find("ordinary.jsonl") != std::string::npos &&
+                  std::string(e.what()).find("/plan/baseline") != std::string::npos;
+    }
+    CHECK(refused);
+}
+
+// A policy is read from a profile, from FLA's config file, or from a folder holding one (export-fla's output).
+void headToHeadReadsEveryPolicyForm(const std::filesystem::path& dir) {
+    const PolicyConfigs profile = loadPolicyConfigs(seedProfile());
+    CHECK(profile.kind == "profile" && profile.configs.size() == 32);
+    const FlaExportResult exported = exportFla(loadProfile(seedProfile()), dir / "exported");
+    const PolicyConfigs folder = loadPolicyConfigs(dir / "exported");
+    CHECK(folder.kind == "fla-config" && folder.configs == profile.configs);
+    CHECK(folder.file == exported.configFile.string() && folder.sha256 == exported.configSha256);
+    std::ofstream(dir / "broken.json") << "{\"autotune_entries\": ";
+    bool named = false;
+    try {
+        (void)loadPolicyConfigs(dir / "broken.json");
+    } catch (const Error& e) {
+        named = std::string(e.what()).find("broken.json") != std::string::npos;
+    }
+    CHECK(named);
+}
 }  // namespace
 
 int main() {
@@ -442,6 +680,10 @@ int main() {
         {"replacedEntryEvidence", [&] { replacedEntryEvidence(dir); }},
         {"oneDevicePerDecision", [&] { oneDevicePerDecision(dir); }},
         {"resumeRedoesAnIncompleteShape", [&] { resumeRedoesAnIncompleteShape(dir); }},
+        {"headToHeadPlanItems", headToHeadPlanItems},
+        {"headToHeadJudgesRealGapsOnly", [&] { headToHeadJudgesRealGapsOnly(dir); }},
+        {"headToHeadNoisyControlDecidesNothing", [&] { headToHeadNoisyControlDecidesNothing(dir); }},
+        {"headToHeadReadsEveryPolicyForm", [&] { headToHeadReadsEveryPolicyForm(dir); }},
     };
     for (const auto& [name, run] : cases) {
         const int before = g_failures;

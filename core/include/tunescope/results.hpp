@@ -54,6 +54,7 @@ struct ResultRecord {
     L2NormConfig config;           // meaningless for Copy
     bool inGrid = true;            // part of the sweep's grid (false: measured only because the profile uses it)
     bool profileConfig = false;    // the --profile's own config for this NB
+    bool baselineConfig = false;   // the --baseline policy's config for this NB (confirm: head-to-head plans)
     std::string deviceBackend;
     int deviceIndex = 0;
     std::string deviceName;

@@ -44,6 +44,11 @@ struct SweepPlan {
     std::map<int, L2NormConfig> profileConfigs;  // NB -> the --profile's config (also measured, for regret)
     std::string profileFile;                     // recorded in the header, for the reader
     std::string profileSha256;
+    // A head-to-head plan (`confirm`, docs/sweep.md "Head to head"): NB -> the baseline policy's config, measured
+    // beside the profile's (the candidate's) in the same rounds. The grid may then be empty.
+    std::map<int, L2NormConfig> baselineConfigs;
+    std::string baselineFile;
+    std::string baselineSha256;
     bool coldL2 = true;
     StoppingRule rule;
     float eps = kL2NormDefaultEps;
@@ -109,11 +114,13 @@ struct SweepItem {
     L2NormConfig config;
     bool inGrid = true;
     bool profileConfig = false;
+    bool baselineConfig = false;
     int replica = 0;
     std::string key;  // recordKey()
 };
 // Every item of the plan for this shard, in plan order: per shape, the copy ceiling, then the grid, then the
-// profile's config when it is not in the grid. Shards split by shape (shape k goes to shard k mod n), so that all
+// profile's config when it is not in the grid, then the baseline's when it is neither. Items outside the grid
+// (and their A/A replicas) run every round: racing never drops them. Shards split by shape (shape k goes to shard k mod n), so that all
 // configs of a shape are measured on one device and every decision compares measurements of one device.
 std::vector<SweepItem> planItems(const SweepPlan& plan);
 

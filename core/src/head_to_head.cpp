@@ -1,0 +1,158 @@
+#include "tunescope/head_to_head.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include "tunescope/errors.hpp"
+#include "tunescope/fla_cache.hpp"
+#include "tunescope/hashing.hpp"
+#include "tunescope/json_io.hpp"
+#include "tunescope/profile.hpp"
+#include "tunescope/shard_audit.hpp"
+#include "tunescope/sweep.hpp"
+
+namespace tunescope {
+
+PolicyConfigs loadPolicyConfigs(const std::filesystem::path& path) {
+    std::error_code ec;
+    const std::filesystem::path file =
+        std::filesystem::is_directory(path, ec) ? path / std::string(kFlaConfigFileName) : path;
+    PolicyConfigs policy;
+    policy.file = file.string();
+    const Json document = readJsonFile(file);  // names the file, line and column when it is not JSON
+    if (document.is_object() && document.contains("autotune_entries")) {
+        policy.kind = "fla-config";
+        const FlaConfigFile fla = parseFlaConfig(document, policy.file);
+        const AutotuneKey wanted;  // D = 128, bf16 in and out, float32 rstd: the problem TuneScope measures
+        for (const FlaConfigEntry& e : fla.entries) {
+            if (!e.parsedKey) continue;
+            AutotuneKey key = *e.parsedKey;
+            key.NB = wanted.NB;
+            if (!(key == wanted) || e.parsedKey->NB < 1 || e.parsedKey->NB > (1 << 20)) continue;
+            policy.configs[static_cast<int>(e.parsedKey->NB)] = toL2NormConfig(e.config);
+        }
+        if (policy.configs.empty())
+            throw Error(policy.file, "/autotune_entries",
+                        "has no entry for l2norm's D = 128, bf16 key (nothing to measure)");
+    } else {
+        policy.kind = "profile";
+        const Profile profile = loadProfile(file);
+        for (const PolicyEntry& e : profile.per_NB_policy)
+            if (e.NB >= 1 && e.NB <= (1 << 20)) policy.configs[static_cast<int>(e.NB)] = toL2NormConfig(e.config);
+        if (policy.configs.empty()) throw Error(policy.file, "/per_NB_policy", "has no entry (nothing to measure)");
+    }
+    policy.sha256 = sha256FileHex(file);
+    return policy;
+}
+
+std::string toString(HeadToHeadVerdict verdict) {
+    switch (verdict) {
+    case HeadToHeadVerdict::SameConfig: return "same config";
+    case HeadToHeadVerdict::Faster: return "FASTER";
+    case HeadToHeadVerdict::Tie: return "TIE";
+    case HeadToHeadVerdict::Slower: return "SLOWER";
+    case HeadToHeadVerdict::Undecided: return "UNDECIDED";
+    case HeadToHeadVerdict::Noisy: return "NOISY";
+    case HeadToHeadVerdict::NotMeasured: return "NOT MEASURED";
+    }
+    return "NOT MEASURED";
+}
+
+std::size_t HeadToHeadReport::count(HeadToHeadVerdict verdict) const {
+    return static_cast<std::size_t>(
+        std::count_if(rows.begin(), rows.end(), [&](const HeadToHeadRow& r) { return r.verdict == verdict; }));
+}
+
+bool HeadToHeadReport::atLeastAsFast() const {
+    return !rows.empty() && count(HeadToHeadVerdict::Slower) == 0 && count(HeadToHeadVerdict::Noisy) == 0 &&
+           count(HeadToHeadVerdict::NotMeasured) == 0;
+}
+
+namespace {
+
+HeadToHeadVerdict fromPaired(Comparison c) {
+    switch (c) {
+    case Comparison::Faster: return HeadToHeadVerdict::Faster;
+    case Comparison::Slower: return HeadToHeadVerdict::Slower;
+    case Comparison::Same: return HeadToHeadVerdict::Tie;
+    case Comparison::Ambiguous: return HeadToHeadVerdict::Undecided;
+    }
+    return HeadToHeadVerdict::Undecided;
+}
+
+// The replica-0 record of `config` among a shape's records.
+const ResultRecord* firstReplica(const std::vector<const ResultRecord*>& records, const L2NormConfig& config) {
+    for (const ResultRecord* r : records)
+        if (r->replica == 0 && r->config == config) return r;
+    return nullptr;
+}
+
+}  // namespace
+
+HeadToHeadReport judgeHeadToHead(const ResultsFile& results, double threshold) {
+    const std::string file = results.path.string();
+    const SweepPlan plan = planFromHeader(results.header, file);
+    if (plan.baselineConfigs.empty())
+        throw Error(file, "line 1, /plan/baseline",
+                    "is missing: this results file is not a head-to-head run (made by tunescope-cli confirm)");
+    HeadToHeadReport report;
+    report.candidateFile = plan.profileFile;
+    report.baselineFile = plan.baselineFile;
+    report.threshold = threshold;
+
+    std::map<std::pair<int, std::int64_t>, std::vector<const ResultRecord*>> byShape;
+    for (const ResultRecord& r : results.records)
+        if (r.kind == ResultRecord::Kind::L2Norm && r.m.sampleCount > 0 && std::isfinite(r.m.medianMs))
+            byShape[{r.nb, r.rows}].push_back(&r);
+
+    for (const SweepShape& shape : plan.shapes) {
+        HeadToHeadRow row;
+        row.nb = shape.nb;
+        row.rows = shape.rows;
+        row.candidate = plan.profileConfigs.at(shape.nb);
+        row.baseline = plan.baselineConfigs.at(shape.nb);
+        const auto found = byShape.find({shape.nb, shape.rows});
+        if (found == byShape.end()) {
+            report.rows.push_back(std::move(row));
+            continue;
+        }
+        const std::vector<const ResultRecord*>& records = found->second;
+        row.candidateRecord = firstReplica(records, row.candidate);
+        row.baselineRecord = firstReplica(records, row.baseline);
+        if (!row.candidateRecord || !row.baselineRecord) {
+            report.rows.push_back(std::move(row));
+            continue;
+        }
+        const ShapeDecision shapeNoise = decideShape(records, threshold);  // its pooled round noise and family size
+        row.rounds = shapeNoise.rounds;
+        // A/A: identical work must never come out FASTER or SLOWER; when it does, nothing at this NB is decided.
+        bool controlFailed = false;
+        for (const ResultRecord* r : records) {
+            if (r->replica == 0 || !(r->config == row.candidate || r->config == row.baseline)) continue;
+            const ResultRecord* base = firstReplica(records, r->config);
+            if (!base) continue;
+            PairedComparison control = comparePairedRecords(*r, *base, shapeNoise);
+            controlFailed = controlFailed || control.verdict == Comparison::Faster || control.verdict == Comparison::Slower;
+            if (control.ratio > 0 && std::abs(std::log(control.ratio)) > std::abs(std::log(row.worstControl)))
+                row.worstControl = control.ratio;
+            row.controls.push_back(std::move(control));
+        }
+        if (row.candidate == row.baseline) {
+            row.verdict = HeadToHeadVerdict::SameConfig;
+            row.paired.verdict = Comparison::Same;
+            row.paired.ratio = row.paired.low = row.paired.high = 1;
+        } else {
+            row.paired = comparePairedRecords(*row.candidateRecord, *row.baselineRecord, shapeNoise);
+            row.verdict = controlFailed ? HeadToHeadVerdict::Noisy : fromPaired(row.paired.verdict);
+        }
+        report.rows.push_back(std::move(row));
+    }
+    std::sort(report.rows.begin(), report.rows.end(),
+              [](const HeadToHeadRow& a, const HeadToHeadRow& b) { return std::tie(a.nb, a.rows) < std::tie(b.nb, b.rows); });
+    return report;
+}
+
+}  // namespace tunescope
