@@ -138,6 +138,9 @@ def main():
                     help="comma-separated slack[:stream[:inputs[:timing]]] (see section 3b), e.g. "
                          "spin1:side:exact:sync")
     ap.add_argument("--probe-rounds", type=int, default=2)
+    ap.add_argument("--baseline-fla", default="",
+                    help="an FLA config file (e.g. bench/fla_own_autotune.py's: FLA's own autotune picks): its regret "
+                         "from the same table, and per NB the exported config against it")
     ap.add_argument("--json", default="")
     a = ap.parse_args()
     nbs, stages_list = parse_list(a.nb), parse_list(a.stages)
@@ -424,6 +427,47 @@ def main():
                   f"(NB {worst}), NBs over 1.5%: {sum(1 for v in regrets.values() if v > 0.015)}, "
                   f"autotuner benchmark calls {report.get('strict_autotune_benchmark_calls')}")
         report["regret"] = regrets
+
+    # --- 5. a baseline policy (FLA's own autotune) read off the same table, and the export against it ---------------
+    if a.baseline_fla:
+        with open(a.baseline_fla) as f:
+            fla_file = json.load(f)
+        baseline = {}
+        for entry in fla_file.get("autotune_entries", {}).values():
+            key, cfg = entry.get("autotune_key", []), entry.get("config", {})
+            if len(key) >= 2 and int(key[0]) == D:
+                baseline[int(key[1])] = config_key(cfg["kwargs"]["BT"], cfg["num_warps"], cfg.get("num_stages", 3))
+        print(f"baseline ({os.path.basename(a.baseline_fla)}): its config vs the fastest of the table, and the export "
+              "(strict) vs the baseline (ratio < 1: the export is faster)")
+        print("  NB  baseline BT/w/s  baseline us  regret   export/baseline")
+        base_regrets, export_ratios = {}, {}
+        for nb in nbs:
+            k = baseline.get(nb)
+            if k is None or k not in table[nb]:
+                print(f"  {nb:2d}  no baseline config in the table")
+                continue
+            best = min(table[nb].values())
+            base_regrets[nb] = table[nb][k] / best - 1
+            cell = "-"
+            s = strict.get(nb) if strict else None
+            if s and s["BT"] is not None:
+                ek = config_key(s["BT"], s["num_warps"], s["num_stages"])
+                if ek in table[nb]:
+                    export_ratios[nb] = table[nb][ek] / table[nb][k]
+                    cell = f"{export_ratios[nb]:.4f}"
+            print(f"  {nb:2d}  {k:>15}  {table[nb][k]:11.2f}  {100 * base_regrets[nb]:6.2f}%  {cell:>15}")
+        if base_regrets:
+            worst = max(base_regrets, key=base_regrets.get)
+            print(f"baseline regret: mean {100 * statistics.mean(base_regrets.values()):.2f}%, worst "
+                  f"{100 * base_regrets[worst]:.2f}% (NB {worst}), NBs over 1.5%: "
+                  f"{sum(1 for v in base_regrets.values() if v > 0.015)}")
+        if export_ratios:
+            worst = max(export_ratios, key=export_ratios.get)
+            print(f"export vs baseline (do_bench table): mean ratio {statistics.mean(export_ratios.values()):.4f}, "
+                  f"worst {export_ratios[worst]:.4f} (NB {worst}), NBs where the export is > 0.5% slower: "
+                  f"{sum(1 for v in export_ratios.values() if v > 1.005)}")
+        report["baseline_regret"] = base_regrets
+        report["export_vs_baseline"] = export_ratios
     if a.json:
         with open(a.json, "w") as f:
             json.dump(report, f, indent=1)

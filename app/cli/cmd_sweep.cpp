@@ -534,7 +534,8 @@ SweepPlan buildHeadToHeadPlan(const SweepArgs& a, const ConfirmArgs& c, CLI::App
         for (int nb : nbs)
             for (const PolicyConfigs* p : {&candidate, &baseline})
                 if (!p->configs.count(nb))
-                    throw Error(p->file, p->kind == "profile" ? "/per_NB_policy" : "/autotune_entries",
+                    throw Error(p->file, p->kind == "profile" ? "/per_NB_policy"
+                                         : p->kind == "fla-config" ? "/autotune_entries" : "",
                                 "has no config for NB " + std::to_string(nb) + " (asked for by --nb)");
     } else {
         for (const auto& [nb, config] : candidate.configs)

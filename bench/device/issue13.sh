@@ -4,7 +4,9 @@
 # sweep -> promote -> export-fla -> FLA strict-mode loop measured. docs/triton-kernels.md explains each step.
 # Needs, carried from the build machine: the packed Qt-free build (scripts/gpu-test-bundle.sh -> build-gpu-tests,
 # or TS_BUILD) and FLA's source in .fla/ (git archive of tag v0.5.2; never committed). Python: stdlib+torch+triton.
-# Expected device time ~7 min (compiles ~3.3 min of it); TABLE_STAGES=3 cuts ~2.5 min (25-config table only).
+# Expected device time ~7 min (compiles ~3.3 min of it); TABLE_STAGES=3 cuts ~2.5 min (25-config table only);
+# SLACK_SWEEPS=0 and BOTH_SWEEP=0 drop the two probe sweeps (~1.7 min); FLA_AUTOTUNE=1 adds FLA's own autotune as the
+# baseline and `confirm` of the export against it (~2-5 min).
 # Writes $OUT/issue13.tar.gz (logs, sweep results, do_bench table, exported profile) and $OUT/summary.txt.
 #   (a) fill the Triton cache: NB 1..32 x FLA's 25 configs at Triton's default num_stages (800 variants, ~65 s),
 #       then num_stages 2 and 4 in a second cache (1600 more, in the background during (b)) for the 75-config table
@@ -79,10 +81,12 @@ if [ "${SLACK_SWEEPS:-1}" = 1 ]; then
     timed env TUNESCOPE_FLUSH_SLACK_US=60 timeout 150 "$cli" sweep --backend cuda --kernel triton --triton-cache "$cache" \
         --nb 1-32 --out "$res/sweep-triton-slack60.jsonl" >"$res/sweep-slack60.log" 2>&1
 fi
-step "(d3) sweep --kernel both (FLA's kernel and the stand-in, shape by shape in turn)"
-timed timeout 150 "$cli" sweep --backend cuda --kernel both --triton-cache "$cache" --nb 1-32 \
-    --out "$res/sweep-both.jsonl" >"$res/sweep-both.log" 2>&1
-tail -38 "$res/sweep-both.log"
+if [ "${BOTH_SWEEP:-1}" = 1 ]; then
+    step "(d3) sweep --kernel both (FLA's kernel and the stand-in, shape by shape in turn)"
+    timed timeout 150 "$cli" sweep --backend cuda --kernel both --triton-cache "$cache" --nb 1-32 \
+        --out "$res/sweep-both.jsonl" >"$res/sweep-both.log" 2>&1
+    tail -38 "$res/sweep-both.log"
+fi
 
 step "(e) promote --all-bases -> export-fla"
 timed "$cli" promote profiles/fla-l2norm-gfx942-profile.json --results "$res/sweep-triton.jsonl" --all-bases \
@@ -91,6 +95,22 @@ grep -E "warning|promoted" "$res/promote.log" | head -5
 rm -rf "$res/export"
 timed "$cli" export-fla "$res/promoted.json" --out "$res/export" --force >>"$res/promote.log" 2>&1
 python3 tests/fla_strict_check.py "$res/export" 128 16 8 16384 >"$res/strict-check.log" 2>&1; tail -1 "$res/strict-check.log"
+
+# FLA_AUTOTUNE=1: FLA's own autotune (FLA_CACHE_MODE off, what a user's first calls do) picks a config per NB; the
+# export is then measured against those picks head to head in C++ (tunescope-cli confirm: fresh paired rounds with
+# an A/A control) and, below, read off the same do_bench table (--baseline-fla). Adds ~2-5 minutes.
+baseline_args=()
+if [ "${FLA_AUTOTUNE:-0}" = 1 ]; then
+    step "(f) FLA's own autotune: the baseline"
+    timed env TRITON_CACHE_DIR=$cache PYTHONUNBUFFERED=1 timeout 400 python3 bench/fla_own_autotune.py --fla-path "$fla" \
+        --nb 1-32 --out "$res/fla-autotune" >"$res/fla-autotune.log" 2>&1
+    tail -2 "$res/fla-autotune.log"
+    step "(g) confirm: the export vs FLA's own autotune, head to head in C++"
+    timed timeout 240 "$cli" confirm "$res/export" --baseline "$res/fla-autotune" --backend cuda --kernel triton \
+        --triton-cache "$cache" --out "$res/confirm-vs-fla.jsonl" >"$res/confirm.log" 2>&1
+    tail -4 "$res/confirm.log"
+    [ -s "$res/fla-autotune/l2norm_fwd_kernel.json" ] && baseline_args=(--baseline-fla "$res/fla-autotune/l2norm_fwd_kernel.json")
+fi
 
 if [ -d "$cache24" ]; then
     step "merge the num_stages $extra_stages binaries into the cache"
@@ -105,7 +125,8 @@ step "(e)+(c) FLA strict mode, do_bench table (num_stages $table_stages x 25 con
 timed env TRITON_CACHE_DIR=$cache PYTHONUNBUFFERED=1 timeout 420 python3 bench/triton_l2norm_dobench.py --fla-path "$fla" \
     --nb 1-32 --stages "$table_stages" --warmup 5 --rep 20 --slack "${SLACK:-spin1}" --probe-nb "${PROBE_NB:-}" \
     --sweep "$res/sweep-triton.jsonl" $(for f in "$res/sweep-triton-slack60.jsonl" "$res/sweep-both.jsonl"; do
-        [ -s "$f" ] && printf -- '--sweep %s ' "$f"; done) --export "$res/export" --json "$res/dobench.json" >"$res/dobench.log" 2>&1
+        [ -s "$f" ] && printf -- '--sweep %s ' "$f"; done) --export "$res/export" "${baseline_args[@]}" \
+    --json "$res/dobench.json" >"$res/dobench.log" 2>&1
 tail -3 "$res/dobench.log"
 
 {
@@ -115,7 +136,8 @@ tail -3 "$res/dobench.log"
   echo "== selftest"; grep -E "FAIL|not run|^selftest: (seed|PASS|FAIL)" "$res/selftest.log" | head -12
   echo "== bench-l2norm (NB 1 and 32, best 3 each)"; grep -E "^ +(1|32) " "$res/bench.log" | sort -k1,1n -k6,6n | awk '{c[$1]++} c[$1]<=3'
   echo "== sweep"; tail -3 "$res/sweep.log"
-  echo "== sweep --kernel both"; grep -A 40 "^stand-in vs FLA" "$res/sweep-both.log"
+  [ -f "$res/sweep-both.log" ] && { echo "== sweep --kernel both"; grep -A 40 "^stand-in vs FLA" "$res/sweep-both.log"; }
+  [ -f "$res/confirm.log" ] && { echo "== confirm: export vs FLA's own autotune"; grep -vE "^\[|^tunescope-cli: \[" "$res/confirm.log"; }
   echo "== promote"; grep -E "warning|promoted" "$res/promote.log" | head -5; tail -1 "$res/strict-check.log"
   echo "== strict / compare / regret"; grep -vE "^  NB +[0-9]+: fastest" "$res/dobench.log" | tail -240
 } >"$OUT/summary.txt" 2>&1

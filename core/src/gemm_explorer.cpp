@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "tunescope/errors.hpp"
+#include "tunescope/measurement.hpp"
 #include "tunescope/gemm_enum_names.hpp"
 #include "tunescope/version.hpp"
 
@@ -198,27 +199,15 @@ bool eligibleUnderRule(const Candidate& candidate, const SelectionRule& rule) {
     return candidate.parity.bitwiseEqualToBaseline || candidate.parity.maxRelError <= rule.errorBound;
 }
 
+// Two-sided 95% and 99% quantiles of Student's t: the measurement engine's (one implementation for every interval).
 double studentT975(int df) {
-    // Two-sided 95% (upper 97.5%) quantiles of Student's t.
-    static const double kTable[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                                    2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-                                    2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
     if (df < 1) throw Error("", "", "Student t needs at least 1 degree of freedom");
-    if (df <= 30) return kTable[df - 1];
-    if (df <= 60) return 2.042 + (2.000 - 2.042) * double(df - 30) / 30.0;
-    if (df <= 120) return 2.000 + (1.980 - 2.000) * double(df - 60) / 60.0;
-    return 1.960;
+    return studentQuantile(0.975, df);
 }
 
 double studentT995(int df) {
-    static const double kTable[] = {63.657, 9.925, 5.841, 4.604, 4.032, 3.707, 3.499, 3.355, 3.250, 3.169,
-                                    3.106,  3.055, 3.012, 2.977, 2.947, 2.921, 2.898, 2.878, 2.861, 2.845,
-                                    2.831,  2.819, 2.807, 2.797, 2.787, 2.779, 2.771, 2.763, 2.756, 2.750};
     if (df < 1) throw Error("", "", "Student t needs at least 1 degree of freedom");
-    if (df <= 30) return kTable[df - 1];
-    if (df <= 60) return 2.750 + (2.660 - 2.750) * double(df - 30) / 30.0;
-    if (df <= 120) return 2.660 + (2.617 - 2.660) * double(df - 60) / 60.0;
-    return 2.576;
+    return studentQuantile(0.995, df);
 }
 
 PairedGain pairedGain(const std::vector<double>& topMs, const std::vector<double>& candidateMs) {

@@ -12,14 +12,37 @@
 #include "tunescope/json_io.hpp"
 #include "tunescope/profile.hpp"
 #include "tunescope/shard_audit.hpp"
+#include "tunescope/triton_cache.hpp"
 #include "tunescope/sweep.hpp"
 
 namespace tunescope {
 
 PolicyConfigs loadPolicyConfigs(const std::filesystem::path& path) {
     std::error_code ec;
-    const std::filesystem::path file =
-        std::filesystem::is_directory(path, ec) ? path / std::string(kFlaConfigFileName) : path;
+    const bool folder = std::filesystem::is_directory(path, ec);
+    const bool tritonFile = path.filename().string().ends_with(".autotune.json");
+    if (tritonFile || (folder && !std::filesystem::exists(path / std::string(kFlaConfigFileName), ec))) {
+        // Triton's autotune cache: what FLA's own autotune chose (with cache_results, its default), per NB.
+        PolicyConfigs policy;
+        policy.kind = "triton-autotune";
+        policy.file = path.string();
+        const AutotuneKey wanted;  // D = 128, bf16 in and out, float32 rstd: the problem TuneScope measures
+        std::string digests;
+        for (const TritonAutotuneCache& cache : loadTritonAutotuneCaches(path)) {
+            digests += cache.sha256;
+            if (!cache.parsedKey || !cache.best()) continue;
+            AutotuneKey key = *cache.parsedKey;
+            key.NB = wanted.NB;
+            if (!(key == wanted) || cache.parsedKey->NB < 1 || cache.parsedKey->NB > (1 << 20)) continue;
+            // Two caches for one NB: the first by path, as import-triton.
+            policy.configs.emplace(static_cast<int>(cache.parsedKey->NB), toL2NormConfig(cache.best()->config));
+        }
+        if (policy.configs.empty())
+            throw Error(policy.file, "", "holds no l2norm_fwd_kernel autotune result for D = 128, bf16 (nothing to measure)");
+        policy.sha256 = folder ? sha256Hex(digests) : sha256FileHex(path);  // a folder: over its files' digests
+        return policy;
+    }
+    const std::filesystem::path file = folder ? path / std::string(kFlaConfigFileName) : path;
     PolicyConfigs policy;
     policy.file = file.string();
     const Json document = readJsonFile(file);  // names the file, line and column when it is not JSON

@@ -658,6 +658,16 @@ void headToHeadReadsEveryPolicyForm(const std::filesystem::path& dir) {
     const PolicyConfigs folder = loadPolicyConfigs(dir / "exported");
     CHECK(folder.kind == "fla-config" && folder.configs == profile.configs);
     CHECK(folder.file == exported.configFile.string() && folder.sha256 == exported.configSha256);
+    // Triton's autotune cache (what FLA's own autotune leaves): per NB the config Triton chose; other kernels,
+    // head dimensions and all-failed files are not policy.
+    const char* testdata = std::getenv("TUNESCOPE_TESTDATA");
+    const PolicyConfigs triton =
+        loadPolicyConfigs(std::filesystem::path(testdata ? testdata : "tests/data") / "formats" / "triton-cache");
+    CHECK(triton.kind == "triton-autotune" && triton.configs.size() == 3);
+    CHECK(triton.configs.count(1) && triton.configs.at(1).blockRows == 32 && triton.configs.at(1).numWarps == 8);
+    CHECK(triton.configs.count(20) && triton.configs.at(20).blockRows == 64 && triton.configs.at(20).numWarps == 8);
+    CHECK(triton.configs.count(14) && !triton.configs.count(25) && !triton.configs.count(3));
+    CHECK(triton.sha256.size() == 64);
     std::ofstream(dir / "broken.json") << "{\"autotune_entries\": ";
     bool named = false;
     try {

@@ -21,11 +21,13 @@ namespace tunescope {
 //   - FLA's config-cache file (l2norm_fwd_kernel.json, what FLA's autotune writes and export-fla exports): every
 //     entry whose key is l2norm's D = 128, bf16 -> bf16, float32 rstd, under its key's NB;
 //   - a folder holding l2norm_fwd_kernel.json (an FLA_CONFIG_DIR, e.g. export-fla's output): that file, which is
-//     exactly what FLA loads.
+//     exactly what FLA loads;
+//   - Triton's autotune cache, what FLA's own autotune leaves behind: a l2norm_fwd_kernel.autotune.json file, or a
+//     folder (TRITON_CACHE_DIR) of them without an l2norm_fwd_kernel.json; per NB the config Triton chose.
 struct PolicyConfigs {
-    std::string file;    // the file read (for a folder, its l2norm_fwd_kernel.json)
-    std::string sha256;  // of that file's bytes
-    std::string kind;    // "profile" or "fla-config"
+    std::string file;    // the file read (for an FLA folder, its l2norm_fwd_kernel.json; a Triton cache folder itself)
+    std::string sha256;  // of that file's bytes (a Triton cache folder: of its files' SHA-256s, in path order)
+    std::string kind;    // "profile", "fla-config" or "triton-autotune"
     std::map<int, L2NormConfig> configs;
 };
 // Throws Error naming the file (and the JSON Pointer) when it cannot be read or holds no usable entry.
