@@ -38,8 +38,10 @@
 #include <QUndoStack>
 #include <QWheelEvent>
 
+#include "bench/synthetic_results.hpp"
 #include "compareview.hpp"
 #include "elidinglabel.hpp"
+#include "headtoheadview.hpp"
 #include "jsontreemodel.hpp"
 #include "cublasltview.hpp"
 #include "mainwindow.hpp"
@@ -264,6 +266,60 @@ private slots:
         QCOMPARE(results.file().records.size(), std::size_t(2432));
         QCOMPARE(results.filePath(), run6);
         QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("replace.jsonl"))));
+    }
+
+    // Head to head: a confirm results file (CPU backend: NB 2 and 3 under other configs, NB 1 and 4 the same) opens
+    // on its own page with the CLI's verdicts; another threshold judges it again; an ordinary sweep is refused
+    // with the file and the missing member named. The page is saved as a screenshot (TUNESCOPE_SCREENSHOT_DIR,
+    // when set, keeps it).
+    void headToHeadPage() {
+        const QString confirmFile = QDir(qEnvironmentVariable("TUNESCOPE_TESTDATA")).filePath(QStringLiteral("formats/confirm-cpu.jsonl"));
+        MainWindow window;
+        window.resize(1500, 950);
+        window.show();
+        QAbstractItemModelTester tester(window.headToHeadView()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY2(window.openProfile(sample("fla-l2norm-gfx942-profile.json"), true), qPrintable(window.lastError()));
+        QVERIFY2(window.openResults(confirmFile, true), qPrintable(window.lastError()));
+        auto* pages = window.findChild<QTabWidget*>(QStringLiteral("pages"));
+        QVERIFY(pages);
+        QCOMPARE(pages->currentIndex(), static_cast<int>(MainWindow::Page::HeadToHead));
+        HeadToHeadView* view = window.headToHeadView();
+        QCOMPARE(view->model()->rowCount(), 4);
+        QString summary = view->summary()->text();
+        QVERIFY2(summary.contains(QStringLiteral("4 NBs: 2 same config, 0 FASTER, 0 TIE, 0 SLOWER, 2 UNDECIDED, 0 NOISY")),
+                 qPrintable(summary));
+        QVERIFY2(summary.contains(QStringLiteral("not shown slower at any NB")), qPrintable(summary));
+        const auto verdictAt = [&](int nb) {
+            for (int row = 0; row < view->model()->rowCount(); ++row)
+                if (view->model()->index(row, HeadToHeadModel::NbColumn).data().toInt() == nb)
+                    return view->model()->index(row, HeadToHeadModel::VerdictColumn).data().toString();
+            return QString();
+        };
+        QCOMPARE(verdictAt(1), QStringLiteral("same config"));
+        QCOMPARE(verdictAt(2), QStringLiteral("UNDECIDED"));
+        QCOMPARE(view->model()->index(1, HeadToHeadModel::CandidateColumn).data().toString(),
+                 configLabel(L2NormConfig{16, 1, 3, 1}));
+        // A 5% threshold holds both intervals ([0.996, 1.011], [0.992, 1.014]): TIE, and the answer is a plain yes.
+        view->setThreshold(0.05);
+        summary = view->summary()->text();
+        QVERIFY2(summary.contains(QStringLiteral("0 FASTER, 2 TIE, 0 SLOWER, 0 UNDECIDED")), qPrintable(summary));
+        QVERIFY2(summary.contains(QStringLiteral("at least as fast as the baseline at every NB")), qPrintable(summary));
+        QCOMPARE(verdictAt(2), QStringLiteral("TIE"));
+        view->setThreshold(0.005);
+        QString error;
+        const QString sweepFile = dir.filePath(QStringLiteral("ordinary.jsonl"));
+        QVERIFY(!view->openFile(dir.filePath(QStringLiteral("no-such.jsonl")), &error));
+        QVERIFY2(error.contains(QStringLiteral("no-such.jsonl")), qPrintable(error));
+        QCOMPARE(view->model()->rowCount(), 4);  // what was shown stays
+        QVERIFY(synthetic::writeSyntheticResults(sweepFile.toStdString(), 2, 2) > 0);
+        QVERIFY(!view->openFile(sweepFile, &error));
+        QVERIFY2(error.contains(QStringLiteral("ordinary.jsonl")) && error.contains(QStringLiteral("/plan/baseline")), qPrintable(error));
+        QTest::qWait(50);
+        const QImage shot = window.grab().toImage();
+        QVERIFY(!shot.isNull());
+        const QString keep = qEnvironmentVariable("TUNESCOPE_SCREENSHOT_DIR");
+        QVERIFY(shot.save(dir.filePath(QStringLiteral("head-to-head.png"))));
+        if (!keep.isEmpty()) QVERIFY(shot.save(QDir(keep).filePath(QStringLiteral("head-to-head.png"))));
     }
 
     // Compare: two real H200 sweeps (runs 6 and 7) give the CLI's verdict counts; the model passes the tester.

@@ -38,6 +38,7 @@
 #include "cublasltview.hpp"
 #include "diffview.hpp"
 #include "elidinglabel.hpp"
+#include "headtoheadview.hpp"
 #include "jsontreemodel.hpp"
 #include "plotsview.hpp"
 #include "policyeditor.hpp"
@@ -70,6 +71,7 @@ MainWindow::MainWindow(QWidget* parent)
       pages_(new QTabWidget(this)), editor_(new PolicyEditor(profile_, results_, this)),
       plots_(new PlotsView(profile_, results_, this)), sweep_(new SweepView(profile_, results_, this)),
       cublasLt_(new CublasLtView(this)), diff_(new DiffView(profile_, this)), compare_(new CompareView(this)),
+      headToHead_(new HeadToHeadView(this)),
       watcher_(new QFileSystemWatcher(this)), documentTree_(new QTreeView(this)),
       documentModel_(new JsonTreeModel(this)), validation_(new ValidationPanel(profile_, this)),
       validationDock_(new QDockWidget(tr("Validation"), this)), statusMessage_(new ElidingLabel(this)),
@@ -102,6 +104,7 @@ MainWindow::MainWindow(QWidget* parent)
     documentTree_->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     pages_->addTab(documentTree_, tr("Document"));
     pages_->addTab(compare_, tr("Compare"));
+    pages_->addTab(headToHead_, tr("Head to head"));
     pages_->setUsesScrollButtons(true);
     setCentralWidget(pages_);
 
@@ -143,6 +146,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(sweep_, &SweepView::message, this, showMessage);
     connect(cublasLt_, &CublasLtView::message, this, showMessage);
     connect(compare_, &CompareView::message, this, showMessage);
+    connect(headToHead_, &HeadToHeadView::message, this, showMessage);
     connect(results_, &ResultsDocument::reset, this, [this] {
         if (!results_->isLive() && !results_->filePath().isEmpty()) compare_->setFileA(results_->filePath());
     });
@@ -243,7 +247,8 @@ void MainWindow::createMenus() {
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->addAction(validationDock_->toggleViewAction());
     view->addAction(tr("&Message log"), this, &MainWindow::showMessageLog)->setObjectName(QStringLiteral("messageLogAction"));
-    const QStringList names{tr("Policy"), tr("Plots"), tr("Sweep"), tr("cuBLASLt"), tr("Diff"), tr("Document"), tr("Compare")};
+    const QStringList names{tr("Policy"), tr("Plots"), tr("Sweep"), tr("cuBLASLt"), tr("Diff"), tr("Document"), tr("Compare"),
+                            tr("Head to head")};
     for (int i = 0; i < names.size(); ++i) {
         QAction* action = view->addAction(names[i], this, [this, i] { pages_->setCurrentIndex(i); });
         action->setShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + i)));
@@ -431,6 +436,12 @@ bool MainWindow::openResults(const QString& path, bool quiet) {
     addRecentFile(path);
     if (results_->file().truncatedTail)
         showStatus(tr("%1: the last line was incomplete (a killed sweep?) and was ignored").arg(path), 10000);
+    // A confirm run (its plan has a baseline policy) opens on its verdicts; its records also feed the other pages.
+    const Json& plan = results_->file().header.plan;
+    if (plan.is_object() && plan.contains("baseline") && headToHead_->openFile(path, nullptr)) {
+        showPage(Page::HeadToHead);
+        return true;
+    }
     showPage(Page::Plots);
     return true;
 }

@@ -16,6 +16,7 @@ class QTreeView;
 namespace tunescope::ui {
 
 class CompareView;
+class HeadToHeadView;
 class ElidingLabel;
 class CublasLtView;
 class DiffView;
@@ -32,7 +33,7 @@ enum class DocumentKindHint { FlaConfig, TritonCache };
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    enum class Page { Policy, Plots, Sweep, CublasLt, Diff, Document, Compare };
+    enum class Page { Policy, Plots, Sweep, CublasLt, Diff, Document, Compare, HeadToHead };
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -67,6 +68,7 @@ public:
     CublasLtView* cublasLtView() { return cublasLt_; }
     DiffView* diffView() { return diff_; }
     CompareView* compareView() { return compare_; }
+    HeadToHeadView* headToHeadView() { return headToHead_; }
     QTreeView* documentTree() { return documentTree_; }
     QTabWidget* pages() { return pages_; }
     QString lastError() const { return lastError_; }
@@ -115,6 +117,7 @@ private:
     CublasLtView* cublasLt_;
     DiffView* diff_;
     CompareView* compare_;
+    HeadToHeadView* headToHead_;
     QFileSystemWatcher* watcher_;
     QTimer watchTimer_;  // coalesces the bursts of change signals one save makes
     QByteArray watchedBytes_;  // the profile's bytes as last loaded, saved or reloaded: our own saves are no change

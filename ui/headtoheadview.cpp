@@ -1,0 +1,269 @@
+#include "headtoheadview.hpp"
+
+#include <cmath>
+
+#include <QBrush>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "resultsindex.hpp"
+#include "tabletools.hpp"
+#include "tunescope/run_compare.hpp"
+
+namespace tunescope::ui {
+namespace {
+
+const QColor kFasterColour(0, 140, 60);
+const QColor kSlowerColour(200, 30, 30);
+const QColor kUnjudgedColour(170, 90, 0);
+
+QString formatUs(double ms) { return QString::number(ms * 1000.0, 'f', 2) + QStringLiteral(" us"); }
+
+QString verdictText(HeadToHeadVerdict v) { return QString::fromStdString(toString(v)); }
+
+bool hasInterval(const HeadToHeadRow& row) {
+    return row.candidateRecord && row.baselineRecord && row.verdict != HeadToHeadVerdict::SameConfig;
+}
+
+}  // namespace
+
+HeadToHeadModel::HeadToHeadModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void HeadToHeadModel::setReport(std::shared_ptr<const ResultsFile> file, HeadToHeadReport report) {
+    beginResetModel();
+    file_ = std::move(file);
+    report_ = std::move(report);
+    endResetModel();
+}
+
+int HeadToHeadModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(report_.rows.size());
+}
+
+int HeadToHeadModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : kColumns; }
+
+QVariant HeadToHeadModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.parent().isValid() || index.row() < 0 || index.row() >= rowCount() ||
+        index.column() < 0 || index.column() >= kColumns)
+        return {};
+    const HeadToHeadRow& row = report_.rows[static_cast<std::size_t>(index.row())];
+    const bool measured = row.candidateRecord && row.baselineRecord;
+    if (role == SortRole) {
+        switch (index.column()) {
+        case NbColumn: return row.nb;
+        case CandidateColumn: return QString::fromStdString(l2normConfigLabel(row.candidate));
+        case BaselineColumn: return QString::fromStdString(l2normConfigLabel(row.baseline));
+        case CandidateMedianColumn: return row.candidateRecord ? row.candidateRecord->m.medianMs : -1.0;
+        case BaselineMedianColumn: return row.baselineRecord ? row.baselineRecord->m.medianMs : -1.0;
+        case RatioColumn: return measured ? row.paired.ratio : -1.0;
+        case IntervalColumn: return hasInterval(row) ? row.paired.high - row.paired.low : -1.0;
+        case ControlColumn: return row.controls.empty() ? -1.0 : std::abs(row.worstControl - 1);
+        case RoundsColumn: return row.rounds;
+        case VerdictColumn: return verdictText(row.verdict);
+        default: return {};
+        }
+    }
+    if (role == Qt::DisplayRole) {
+        switch (index.column()) {
+        case NbColumn: return row.nb;
+        case CandidateColumn: return configLabel(row.candidate);
+        case BaselineColumn: return configLabel(row.baseline);
+        case CandidateMedianColumn: return row.candidateRecord ? formatUs(row.candidateRecord->m.medianMs) : QStringLiteral("-");
+        case BaselineMedianColumn: return row.baselineRecord ? formatUs(row.baselineRecord->m.medianMs) : QStringLiteral("-");
+        case RatioColumn: return measured ? QString::number(row.paired.ratio, 'f', 4) : QStringLiteral("-");
+        case IntervalColumn:
+            if (!hasInterval(row)) return QStringLiteral("-");
+            return QString(QStringLiteral("[") + QString::number(row.paired.low, 'f', 4) + QStringLiteral(", ") +
+                           QString::number(row.paired.high, 'f', 4) + QStringLiteral("]"));
+        case ControlColumn: return row.controls.empty() ? QStringLiteral("-") : QString::number(row.worstControl, 'f', 4);
+        case RoundsColumn: return row.rounds;
+        case VerdictColumn: return verdictText(row.verdict);
+        default: return {};
+        }
+    }
+    if (role == Qt::ToolTipRole) {
+        QString text = tr("NB %1: candidate %2, baseline %3").arg(row.nb).arg(configLabel(row.candidate), configLabel(row.baseline));
+        if (hasInterval(row))
+            text += tr("\ncandidate / baseline per round: %1 (interval [%2, %3] over %4 rounds)")
+                        .arg(QString::number(row.paired.ratio, 'f', 4), QString::number(row.paired.low, 'f', 4),
+                             QString::number(row.paired.high, 'f', 4))
+                        .arg(row.rounds);
+        for (const PairedComparison& c : row.controls)
+            text += tr("\nA/A control (identical work): %1, %2").arg(QString::number(c.ratio, 'f', 4),
+                                                                      QString::fromStdString(toString(c.verdict)));
+        return text;
+    }
+    if (role == Qt::ForegroundRole && index.column() == VerdictColumn) {
+        if (row.verdict == HeadToHeadVerdict::Faster) return QBrush(kFasterColour);
+        if (row.verdict == HeadToHeadVerdict::Slower) return QBrush(kSlowerColour);
+        if (row.verdict == HeadToHeadVerdict::Noisy || row.verdict == HeadToHeadVerdict::NotMeasured)
+            return QBrush(kUnjudgedColour);
+    }
+    if (role == Qt::TextAlignmentRole && index.column() >= CandidateMedianColumn && index.column() <= RoundsColumn)
+        return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+    return {};
+}
+
+QVariant HeadToHeadModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal) return QAbstractTableModel::headerData(section, orientation, role);
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case RatioColumn: return tr("Median over rounds of candidate / baseline, both measured in the same round: below 1 "
+                                    "the candidate is faster");
+        case IntervalColumn: return tr("The paired interval of the ratio (round range and Student t on the log ratios, "
+                                       "family-wise over the NB's items; docs/sweep.md, \"Decisions\")");
+        case ControlColumn: return tr("The A/A control farthest from 1: a config against its own replica, in the same "
+                                      "rounds. When one comes out FASTER or SLOWER the NB is NOISY");
+        case VerdictColumn: return tr("FASTER / TIE / SLOWER: the interval clears the threshold below 1, lies within it, "
+                                      "or clears it above 1; UNDECIDED: it straddles the threshold; NOISY: an A/A "
+                                      "control differed");
+        default: return {};
+        }
+    }
+    if (role != Qt::DisplayRole) return {};
+    switch (section) {
+    case NbColumn: return tr("NB");
+    case CandidateColumn: return tr("candidate");
+    case BaselineColumn: return tr("baseline");
+    case CandidateMedianColumn: return tr("candidate median");
+    case BaselineMedianColumn: return tr("baseline median");
+    case RatioColumn: return tr("ratio");
+    case IntervalColumn: return tr("interval");
+    case ControlColumn: return tr("A/A worst");
+    case RoundsColumn: return tr("rounds");
+    case VerdictColumn: return tr("verdict");
+    default: return {};
+    }
+}
+
+HeadToHeadView::HeadToHeadView(QWidget* parent)
+    : QWidget(parent), file_(new QLineEdit(this)), threshold_(new QDoubleSpinBox(this)), summary_(new QLabel(this)),
+      model_(new HeadToHeadModel(this)), proxy_(new QSortFilterProxyModel(this)), table_(new QTableView(this)) {
+    setObjectName(QStringLiteral("headToHeadView"));
+    auto* layout = new QVBoxLayout(this);
+    auto* row = new QHBoxLayout;
+    row->addWidget(new QLabel(tr("Confirm results:"), this));
+    file_->setObjectName(QStringLiteral("headToHeadFile"));
+    file_->setReadOnly(true);
+    file_->setPlaceholderText(tr("a results file of tunescope-cli confirm (.jsonl, .jsonl.gz)"));
+    row->addWidget(file_, 1);
+    auto* browse = new QPushButton(tr("Open..."), this);
+    browse->setObjectName(QStringLiteral("headToHeadOpen"));
+    connect(browse, &QPushButton::clicked, this, &HeadToHeadView::openDialog);
+    row->addWidget(browse);
+    row->addWidget(new QLabel(tr("Threshold:"), this));
+    threshold_->setObjectName(QStringLiteral("headToHeadThreshold"));
+    threshold_->setRange(0.1, 10.0);
+    threshold_->setSingleStep(0.1);
+    threshold_->setDecimals(1);
+    threshold_->setSuffix(QStringLiteral(" %"));
+    threshold_->setValue(0.5);
+    threshold_->setToolTip(tr("The relative gap the paired interval must clear for FASTER or SLOWER"));
+    connect(threshold_, &QDoubleSpinBox::valueChanged, this, [this] { judge(); });
+    row->addWidget(threshold_);
+    layout->addLayout(row);
+
+    summary_->setObjectName(QStringLiteral("headToHeadSummary"));
+    summary_->setWordWrap(true);
+    summary_->setTextFormat(Qt::PlainText);
+    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    summary_->setText(tr("Open the results of tunescope-cli confirm CANDIDATE --baseline BASELINE (e.g. an export "
+                         "against FLA's own autotune, measured on the GPU): per NB the two policies' configs in the same "
+                         "fresh rounds, with an A/A control."));
+    layout->addWidget(summary_);
+
+    proxy_->setSourceModel(model_);
+    proxy_->setSortRole(HeadToHeadModel::SortRole);
+    table_->setObjectName(QStringLiteral("headToHeadTable"));
+    table_->setModel(proxy_);
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(HeadToHeadModel::NbColumn, Qt::AscendingOrder);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setAlternatingRowColors(true);
+    table_->verticalHeader()->setVisible(false);
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->setTabKeyNavigation(false);
+    installCopyAsCsv(table_);
+    layout->addWidget(table_, 1);
+}
+
+void HeadToHeadView::openDialog() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Confirm results"), file_->text(),
+                                                      tr("Results (*.jsonl *.jsonl.gz);;All files (*)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (!openFile(path, &error)) {
+        summary_->setText(error);
+        emit message(error);
+    }
+}
+
+bool HeadToHeadView::openFile(const QString& path, QString* error) {
+    std::shared_ptr<ResultsFile> results;
+    try {
+        results = std::make_shared<ResultsFile>(loadResults(path.toStdString()));
+        (void)judgeHeadToHead(*results, threshold_->value() / 100.0);  // refuses a file that is not a head-to-head run
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromStdString(e.what());
+        return false;
+    }
+    results_ = std::move(results);
+    file_->setText(path);
+    judge();
+    emit message(tr("Head to head: %1 NBs from %2").arg(model_->rowCount()).arg(QFileInfo(path).fileName()));
+    return true;
+}
+
+void HeadToHeadView::setThreshold(double threshold) { threshold_->setValue(threshold * 100.0); }
+
+void HeadToHeadView::judge() {
+    if (!results_) return;
+    model_->setReport(results_, judgeHeadToHead(*results_, threshold_->value() / 100.0));
+    summary_->setText(summaryText());
+}
+
+QString HeadToHeadView::summaryText() const {
+    const HeadToHeadReport& r = model_->report();
+    if (r.rows.empty()) return {};
+    QString measuredOn;
+    if (results_) {
+        for (const DeviceInfo& d : results_->header.devices)
+            measuredOn += (measuredOn.isEmpty() ? QString() : QStringLiteral(", ")) + QString::fromStdString(d.name) +
+                          QStringLiteral(" (") + QString::fromStdString(d.backend) + QStringLiteral(")");
+        const Json& plan = results_->header.plan;
+        if (plan.is_object() && plan.contains("kernel") && plan["kernel"] == "triton") measuredOn += tr(", FLA's Triton kernel");
+    }
+    QString text = tr("candidate %1 against baseline %2, threshold %3%, measured on %4\n")
+                       .arg(QString::fromStdString(r.candidateFile), QString::fromStdString(r.baselineFile))
+                       .arg(r.threshold * 100, 0, 'f', 1)
+                       .arg(measuredOn.isEmpty() ? tr("an unnamed device") : measuredOn);
+    text += tr("%1 NBs: %2 same config, %3 FASTER, %4 TIE, %5 SLOWER, %6 UNDECIDED, %7 NOISY, %8 NOT MEASURED\n")
+                .arg(r.rows.size())
+                .arg(r.count(HeadToHeadVerdict::SameConfig))
+                .arg(r.count(HeadToHeadVerdict::Faster))
+                .arg(r.count(HeadToHeadVerdict::Tie))
+                .arg(r.count(HeadToHeadVerdict::Slower))
+                .arg(r.count(HeadToHeadVerdict::Undecided))
+                .arg(r.count(HeadToHeadVerdict::Noisy))
+                .arg(r.count(HeadToHeadVerdict::NotMeasured));
+    if (r.atLeastAsFast())
+        text += r.count(HeadToHeadVerdict::Undecided) == 0
+                    ? tr("The candidate is at least as fast as the baseline at every NB.")
+                    : tr("The candidate is not shown slower at any NB; where UNDECIDED, more rounds would narrow the "
+                         "interval.");
+    else
+        text += tr("The candidate is NOT shown at least as fast at every NB (SLOWER, NOISY or NOT MEASURED above).");
+    return text;
+}
+
+}  // namespace tunescope::ui

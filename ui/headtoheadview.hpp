@@ -1,0 +1,78 @@
+#pragma once
+// The head-to-head page: a results file written by `tunescope-cli confirm` (two policies re-measured against each
+// other per NB in fresh paired rounds, each with an A/A control), judged by the core's judgeHeadToHead() at the
+// threshold chosen here: per NB both configs, both medians, the candidate / baseline ratio with its interval, the
+// worst A/A control and the verdict, and the one-line answer "at least as fast at every NB?" (docs/gui.md,
+// docs/sweep.md "Head to head").
+#include <memory>
+
+#include <QAbstractTableModel>
+#include <QWidget>
+
+#include "tunescope/head_to_head.hpp"
+#include "tunescope/results.hpp"
+
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace tunescope::ui {
+
+// One row per NB. Sorting uses SortRole (numbers as numbers); the display shows units.
+class HeadToHeadModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { NbColumn, CandidateColumn, BaselineColumn, CandidateMedianColumn, BaselineMedianColumn, RatioColumn,
+                  IntervalColumn, ControlColumn, RoundsColumn, VerdictColumn, kColumns };
+    static constexpr int SortRole = Qt::UserRole + 1;
+
+    explicit HeadToHeadModel(QObject* parent = nullptr);
+    // The report's rows point into the file; the model keeps it alive.
+    void setReport(std::shared_ptr<const ResultsFile> file, HeadToHeadReport report);
+    const HeadToHeadReport& report() const { return report_; }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    std::shared_ptr<const ResultsFile> file_;
+    HeadToHeadReport report_;
+};
+
+class HeadToHeadView : public QWidget {
+    Q_OBJECT
+public:
+    explicit HeadToHeadView(QWidget* parent = nullptr);
+
+    // Loads a confirm results file (.jsonl or .jsonl.gz) through the core and judges it; false with a message
+    // naming the file when it cannot be read or is not a head-to-head run (what was shown before stays).
+    bool openFile(const QString& path, QString* error);
+    // Judges the loaded file again at another threshold (fraction, 0.005 = 0.5%); nothing is re-read.
+    void setThreshold(double threshold);
+
+    HeadToHeadModel* model() { return model_; }
+    QTableView* table() { return table_; }
+    QLabel* summary() { return summary_; }
+    QString summaryText() const;
+
+signals:
+    void message(const QString& text);
+
+private:
+    void openDialog();
+    void judge();
+
+    QLineEdit* file_;
+    QDoubleSpinBox* threshold_;
+    QLabel* summary_;
+    HeadToHeadModel* model_;
+    QSortFilterProxyModel* proxy_;
+    QTableView* table_;
+    std::shared_ptr<const ResultsFile> results_;
+};
+
+}  // namespace tunescope::ui
