@@ -536,7 +536,8 @@ SweepPlan buildHeadToHeadPlan(const SweepArgs& a, const ConfirmArgs& c, CLI::App
                 if (!p->configs.count(nb))
                     throw Error(p->file, p->kind == "profile" ? "/per_NB_policy"
                                          : p->kind == "fla-config" ? "/autotune_entries" : "",
-                                "has no config for NB " + std::to_string(nb) + " (asked for by --nb)");
+                                "has no config for NB " + std::to_string(nb) + " (asked for by --nb); " +
+                                    p->describeContents());
     } else {
         for (const auto& [nb, config] : candidate.configs)
             if (baseline.configs.count(nb)) nbs.push_back(nb);

@@ -30,25 +30,39 @@ PolicyConfigs loadPolicyConfigs(const std::filesystem::path& path) {
         std::string digests;
         for (const TritonAutotuneCache& cache : loadTritonAutotuneCaches(path)) {
             digests += cache.sha256;
-            if (!cache.parsedKey || !cache.best()) continue;
-            AutotuneKey key = *cache.parsedKey;
+            std::string why;
+            AutotuneKey key = cache.parsedKey.value_or(wanted);
             key.NB = wanted.NB;
-            if (!(key == wanted) || cache.parsedKey->NB < 1 || cache.parsedKey->NB > (1 << 20)) continue;
+            if (!cache.parsedKey) why = "its key is not l2norm's (D, NB, three dtypes)";
+            else if (!(key == wanted)) why = "its key is not D = 128, bf16 -> bf16, float32 rstd";
+            else if (cache.parsedKey->NB < 1 || cache.parsedKey->NB > (1 << 20)) why = "its NB is out of range";
+            else if (!cache.best()) why = "every config failed (no timing)";
+            if (!why.empty()) {
+                policy.skipped.push_back(cache.file + ": " + why);
+                continue;
+            }
             // Two caches for one NB: the first by path, as import-triton.
-            policy.configs.emplace(static_cast<int>(cache.parsedKey->NB), toL2NormConfig(cache.best()->config));
+            const int nb = static_cast<int>(cache.parsedKey->NB);
+            if (policy.configs.emplace(nb, toL2NormConfig(cache.best()->config)).second) policy.sources[nb] = cache.file;
         }
         if (policy.configs.empty())
-            throw Error(policy.file, "", "holds no l2norm_fwd_kernel autotune result for D = 128, bf16 (nothing to measure)");
+            throw Error(policy.file, "",
+                        "holds no l2norm_fwd_kernel autotune result for D = 128, bf16 (nothing to measure)" +
+                            (policy.skipped.empty() ? std::string() : "; " + policy.describeContents()));
         policy.sha256 = folder ? sha256Hex(digests) : sha256FileHex(path);  // a folder: over its files' digests
         return policy;
     }
     const std::filesystem::path file = folder ? path / std::string(kFlaConfigFileName) : path;
     PolicyConfigs policy;
     policy.file = file.string();
-    const Json document = readJsonFile(file);  // names the file, line and column when it is not JSON
+    // Read as leniently as either reader is (FLA's best_timing may hold Python's Infinity); each loader then reads
+    // the file with its own rules and names the file, line and column, or the JSON Pointer, when it refuses.
+    JsonReadOptions sniff;
+    sniff.allowNonFiniteTokens = true;
+    const Json document = parseJson(readTextFile(file), policy.file, sniff);
     if (document.is_object() && document.contains("autotune_entries")) {
         policy.kind = "fla-config";
-        const FlaConfigFile fla = parseFlaConfig(document, policy.file);
+        const FlaConfigFile fla = loadFlaConfig(file);
         const AutotuneKey wanted;  // D = 128, bf16 in and out, float32 rstd: the problem TuneScope measures
         for (const FlaConfigEntry& e : fla.entries) {
             if (!e.parsedKey) continue;
@@ -69,6 +83,35 @@ PolicyConfigs loadPolicyConfigs(const std::filesystem::path& path) {
     }
     policy.sha256 = sha256FileHex(file);
     return policy;
+}
+
+std::string PolicyConfigs::describeContents(std::size_t maxItems) const {
+    std::string text;
+    std::size_t shown = 0;
+    if (!configs.empty()) {
+        text = "it has ";
+        if (sources.empty()) {
+            text += "NB " + std::to_string(configs.begin()->first) + "-" + std::to_string(configs.rbegin()->first) +
+                    " (" + std::to_string(configs.size()) + " NBs)";
+        } else {
+            for (const auto& [nb, source] : sources) {
+                if (shown++ == maxItems) {
+                    text += ", ...";
+                    break;
+                }
+                text += (shown > 1 ? ", NB " : "NB ") + std::to_string(nb) + " (" + source + ")";
+            }
+        }
+    }
+    shown = 0;
+    for (const std::string& s : skipped) {
+        if (shown++ == maxItems) {
+            text += "; ...";
+            break;
+        }
+        text += (text.empty() ? "skipped " : "; skipped ") + s;
+    }
+    return text;
 }
 
 std::string toString(HeadToHeadVerdict verdict) {
@@ -132,11 +175,17 @@ HeadToHeadReport judgeHeadToHead(const ResultsFile& results, double threshold) {
             byShape[{r.nb, r.rows}].push_back(&r);
 
     for (const SweepShape& shape : plan.shapes) {
+        const auto candidate = plan.profileConfigs.find(shape.nb);
+        const auto baseline = plan.baselineConfigs.find(shape.nb);
+        if (candidate == plan.profileConfigs.end() || baseline == plan.baselineConfigs.end())
+            throw Error(file, std::string("line 1, /plan/") + (candidate == plan.profileConfigs.end() ? "profile" : "baseline") +
+                                  "/configs",
+                        "has no config for NB " + std::to_string(shape.nb) + ", a shape of the plan");
         HeadToHeadRow row;
         row.nb = shape.nb;
         row.rows = shape.rows;
-        row.candidate = plan.profileConfigs.at(shape.nb);
-        row.baseline = plan.baselineConfigs.at(shape.nb);
+        row.candidate = candidate->second;
+        row.baseline = baseline->second;
         const auto found = byShape.find({shape.nb, shape.rows});
         if (found == byShape.end()) {
             report.rows.push_back(std::move(row));

@@ -37,3 +37,32 @@ add_test(NAME cli_confirm_cuda
           --skip-if-unavailable --nb 1,32 --rounds 3 --out ${CMAKE_BINARY_DIR}/cli-confirm-cuda.jsonl)
 set_tests_properties(cli_confirm_cuda PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77
   PASS_REGULAR_EXPRESSION "2 same config")
+
+# FLA's Triton kernel (the committed fixture cache: BT 8/128 x 1/4 warps at NB 1, 2). On the CPU the binaries are
+# refused before anything runs; a config the cache lacks is named. On a CUDA GPU the fast policy (BT=8, 4 warps)
+# against the slow one (BT=128, 1 warp: 2.4x slower on the H200) is FASTER at both NBs and exits 0, and the other
+# way round SLOWER, exit 1 (skipped without a GPU).
+set(TUNESCOPE_CONFIRM_TRITON ${CMAKE_CURRENT_SOURCE_DIR}/data/formats/confirm-triton)
+set(TUNESCOPE_TRITON_FIXTURE ${CMAKE_CURRENT_SOURCE_DIR}/data/triton-cache-l2norm)
+add_test(NAME cli_confirm_triton_cpu_refuses
+  COMMAND ${CMAKE_COMMAND}
+          "-DCOMMAND=$<TARGET_FILE:tunescope-cli>$<SEMICOLON>confirm$<SEMICOLON>${TUNESCOPE_CONFIRM_TRITON}/fast$<SEMICOLON>--baseline$<SEMICOLON>${TUNESCOPE_CONFIRM_TRITON}/slow$<SEMICOLON>--kernel$<SEMICOLON>triton$<SEMICOLON>--triton-cache$<SEMICOLON>${TUNESCOPE_TRITON_FIXTURE}$<SEMICOLON>--out$<SEMICOLON>${CMAKE_BINARY_DIR}/confirm-unused.jsonl"
+          -DEXPECT_EXIT=2 "-DEXPECT_OUTPUT=is a CUDA cubin, and device 0 is a cpu device" -P ${TUNESCOPE_EXPECT_EXIT})
+add_test(NAME cli_confirm_triton_missing_variant
+  COMMAND ${CMAKE_COMMAND}
+          "-DCOMMAND=$<TARGET_FILE:tunescope-cli>$<SEMICOLON>confirm$<SEMICOLON>${TUNESCOPE_CONFIRM_TRITON}/fast$<SEMICOLON>--baseline$<SEMICOLON>${TUNESCOPE_SEED_PROFILE}$<SEMICOLON>--nb$<SEMICOLON>1$<SEMICOLON>--kernel$<SEMICOLON>triton$<SEMICOLON>--triton-cache$<SEMICOLON>${TUNESCOPE_TRITON_FIXTURE}$<SEMICOLON>--out$<SEMICOLON>${CMAKE_BINARY_DIR}/confirm-unused.jsonl"
+          -DEXPECT_EXIT=2 "-DEXPECT_OUTPUT=no unambiguous l2norm_fwd_kernel binary for BT=32 num_warps=8 num_stages=3 NB=1"
+          -P ${TUNESCOPE_EXPECT_EXIT})
+add_test(NAME cli_confirm_triton_cuda_faster
+  COMMAND tunescope-cli confirm ${TUNESCOPE_CONFIRM_TRITON}/fast --baseline ${TUNESCOPE_CONFIRM_TRITON}/slow
+          --backend cuda --skip-if-unavailable --kernel triton --triton-cache ${TUNESCOPE_TRITON_FIXTURE}
+          --out ${CMAKE_BINARY_DIR}/cli-confirm-triton-faster.jsonl)
+set_tests_properties(cli_confirm_triton_cuda_faster PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
+  PASS_REGULAR_EXPRESSION "2 NBs: 0 same config, 2 FASTER")
+add_test(NAME cli_confirm_triton_cuda_slower
+  COMMAND tunescope-cli confirm ${TUNESCOPE_CONFIRM_TRITON}/slow --baseline ${TUNESCOPE_CONFIRM_TRITON}/fast
+          --backend cuda --skip-if-unavailable --kernel triton --triton-cache ${TUNESCOPE_TRITON_FIXTURE}
+          --out ${CMAKE_BINARY_DIR}/cli-confirm-triton-slower.jsonl)
+# The output decides (the regex ignores the exit code, which is 1 when the line below is printed).
+set_tests_properties(cli_confirm_triton_cuda_slower PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
+  PASS_REGULAR_EXPRESSION "the candidate is NOT shown at least as fast at every NB: SLOWER at 2 NB")

@@ -29,6 +29,10 @@ struct PolicyConfigs {
     std::string sha256;  // of that file's bytes (a Triton cache folder: of its files' SHA-256s, in path order)
     std::string kind;    // "profile", "fla-config" or "triton-autotune"
     std::map<int, L2NormConfig> configs;
+    std::map<int, std::string> sources;  // triton-autotune: NB -> the cache file its config came from
+    std::vector<std::string> skipped;    // triton-autotune: "FILE: why" for each cache file that gave no config
+    // "NB 1 (file), NB 14 (file)" or "NB 1-32" and the skipped files: what a message about a missing NB shows.
+    std::string describeContents(std::size_t maxItems = 4) const;
 };
 // Throws Error naming the file (and the JSON Pointer) when it cannot be read or holds no usable entry.
 PolicyConfigs loadPolicyConfigs(const std::filesystem::path& path);

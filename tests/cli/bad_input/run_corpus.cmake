@@ -21,6 +21,10 @@ if(count EQUAL 0)
 endif()
 set(failures "")
 set(runs 0)
+# confirm of a policy against itself on the CPU, one tiny round: a loadable file is "same config" at NB 1 (exit 0),
+# anything else must be refused naming the file.
+set(confirm_tiny --backend cpu --hot --nb 1 --rows-per-nb 64 --rounds 1 --no-aa --min-samples 1 --max-samples 1
+    --min-time 0 --warmup 1 --timeout 100 --device-warmup 0)
 
 function(check_run file named)
   execute_process(COMMAND "${CLI}" ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 5)
@@ -76,11 +80,13 @@ foreach(input IN LISTS inputs)
     check_run("${base}" "${input}" export-fla "${input}" --out "${scratch}" --force)
     check_run("${base}" "${input}" import-fla "${CORPUS}/../formats/fla/l2norm_fwd_kernel.json" --into "${input}"
               --out "${scratch}.json")
+    check_run("${base}" "${input}" confirm "${input}" --baseline "${input}" ${confirm_tiny} --out "${scratch}.jsonl")
   elseif(KIND STREQUAL "report")
     check_run("${base}" "${input}" convert "${input}" --out "${scratch}.json")
   elseif(KIND STREQUAL "fla")
     check_run("${base}" "${input}" import-fla "${input}" --out "${scratch}.json")
     check_run("${base}" "${input}" import-fla "${input}" --into "${SEEDS}/profile.json" --out "${scratch}.json")
+    check_run("${base}" "${input}" confirm "${input}" --baseline "${input}" ${confirm_tiny} --out "${scratch}.jsonl")
   elseif(KIND STREQUAL "triton")
     # Triton's cache layout: <hash>/<kernel>.autotune.json, read from a folder as import-triton does.
     set(cache "${WORK}/cache/${base}")
@@ -90,9 +96,12 @@ foreach(input IN LISTS inputs)
     check_run("${base}" "${input}" import-triton "${input}" --out "${scratch}.json")
     check_run("${base}" "${cache}/l2norm_fwd_kernel.autotune.json" import-triton "${WORK}/cache" --out "${scratch}.json")
     check_run("${base}" "${input}" import-triton "${input}" --into "${SEEDS}/profile.json" --out "${scratch}.json")
+    check_run("${base}" "${cache}/l2norm_fwd_kernel.autotune.json" confirm "${WORK}/cache" --baseline "${WORK}/cache"
+              ${confirm_tiny} --out "${scratch}.jsonl")
   elseif(KIND STREQUAL "results")
     check_run("${base}" "${input}" merge "${input}" --out "${scratch}.jsonl")
     check_run("${base}" "${input}" promote "${SEEDS}/profile.json" --results "${input}" --out "${scratch}.json")
+    check_run("${base}" "${input}" confirm --results "${input}")
   elseif(KIND STREQUAL "envelope")
     check_run("${base}" "${input}" verify "${SEEDS}/profile.json" --pubkey "${SEEDS}/signer.pub.pem" --sig "${input}")
     set(pointer "")  # read as a PEM public key, not as JSON
