@@ -295,6 +295,24 @@ void printSummary(const std::filesystem::path& out, const SweepPlan& plan) {
             std::cout << '\n';
         }
     }
+    // Pipelined plans: how much a sample's place in its queued batch moved it (docs/sweep.md, "Pipelined samples").
+    if (plan.rule.pipelineDepth > 1) {
+        std::string shown;
+        double worst = 0;
+        for (const auto& [key, records] : byShape) {
+            const QueuePositionEffect effect = queuePositionEffect(records, plan.rule.pipelineDepth);
+            worst = std::max(worst, effect.worst);
+            if (effect.worst < 0.01) continue;
+            char text[96];
+            std::snprintf(text, sizeof text, "%sNB %d %.1f%% (position %d)", shown.empty() ? "" : ", ", key.first,
+                          effect.worst * 100, effect.worstPosition);
+            shown += text;
+        }
+        char line[160];
+        std::snprintf(line, sizeof line, "queued-sample position effect (%d samples per wait): worst %.1f%%",
+                      plan.rule.pipelineDepth, worst * 100);
+        std::cout << line << (shown.empty() ? std::string(", under 1% at every NB") : "; over 1% at " + shown) << '\n';
+    }
     if (plan.profileConfigs.empty()) return;
     std::cout << "\nregret of the profile's config (" << plan.profileFile << ") against the fastest config, paired "
               << "over rounds (interval: docs/sweep.md):\n";

@@ -1002,6 +1002,45 @@ PairedComparison comparePairedRecords(const ResultRecord& a, const ResultRecord&
     return comparePaired(roundMedians(a, shape.rounds), roundMedians(b, shape.rounds), options);
 }
 
+// --- queue-position effect --------------------------------------------------------------------------------------
+
+QueuePositionEffect queuePositionEffect(const std::vector<const ResultRecord*>& records, int depth) {
+    QueuePositionEffect effect;
+    effect.depth = std::max(1, depth);
+    effect.ratio.assign(static_cast<std::size_t>(effect.depth), 1.0);
+    if (effect.depth <= 1) return effect;
+    std::vector<std::vector<double>> byPosition(static_cast<std::size_t>(effect.depth));
+    for (const ResultRecord* r : records) {
+        const std::vector<double>& raw = r->m.samplesMs;
+        if (raw.empty() || !(r->m.medianMs > 0)) continue;
+        // One slice per round (v1 records: the whole record); positions restart with each measurement.
+        std::vector<std::pair<std::size_t, std::size_t>> slices;
+        for (const RoundSummary& round : r->rounds)
+            slices.emplace_back(static_cast<std::size_t>(std::max(0, round.firstSample)),
+                                static_cast<std::size_t>(std::max(0, round.sampleCount)));
+        if (slices.empty()) slices.emplace_back(0, raw.size());
+        for (const auto& [first, count] : slices) {
+            for (std::size_t i = 0; i < count && first + i < raw.size(); ++i) {
+                const double sample = raw[first + i];
+                if (!(sample > 0) || !std::isfinite(sample)) continue;
+                byPosition[i % static_cast<std::size_t>(effect.depth)].push_back(sample / r->m.medianMs);
+                ++effect.samples;
+            }
+        }
+    }
+    for (std::size_t p = 0; p < byPosition.size(); ++p) {
+        std::vector<double>& v = byPosition[p];
+        if (v.empty()) continue;
+        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+        effect.ratio[p] = v[v.size() / 2];
+        if (std::abs(effect.ratio[p] - 1) > effect.worst) {
+            effect.worst = std::abs(effect.ratio[p] - 1);
+            effect.worstPosition = static_cast<int>(p);
+        }
+    }
+    return effect;
+}
+
 // --- regret -----------------------------------------------------------------------------------------------------
 
 std::vector<RegretRow> computeRegret(const ResultsFile& results, const std::map<int, L2NormConfig>& policy,

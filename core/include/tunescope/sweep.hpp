@@ -218,6 +218,24 @@ PairedComparison comparePairedRecords(const ResultRecord& a, const ResultRecord&
 // The tie rule's order between configs of equal estimate: true when a comes before b.
 bool tieRuleBefore(const L2NormConfig& a, const L2NormConfig& b);
 
+// --- how a sample's place in its queued batch moves it (pipelined plans) ------------------------------------------
+
+// With samples queued `depth` per host wait (StoppingRule::pipelineDepth), the time between a sample's two events can
+// also hold some of the device front-end's work, differently at different places in the batch (BENCHMARKS.md, "Run
+// 13's samples read again": every fourth of 16 read 7% more at NB 1 on an H200). Per position in the batch, the
+// median over a shape's records of sample / its record's median; configs cover every position alike, so ranks are
+// not moved, but per-sample spreads and small-NB medians are.
+struct QueuePositionEffect {
+    int depth = 1;
+    std::vector<double> ratio;   // per position 0 .. depth-1 (1 where no sample sat there)
+    double worst = 0;            // max |ratio - 1|
+    int worstPosition = -1;
+    std::size_t samples = 0;     // samples counted
+};
+// The records' timed samples, round by round (each round's samples are whole batches of `depth`, the last one
+// possibly shorter). depth <= 1: nothing to measure (worst 0).
+QueuePositionEffect queuePositionEffect(const std::vector<const ResultRecord*>& records, int depth);
+
 // --- regret of a policy against the best measured config ---------------------------------------------------------
 
 struct RegretRow {
