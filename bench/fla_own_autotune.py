@@ -17,19 +17,7 @@ import os
 import sys
 import time
 
-ROWS_PER_NB = 65536
-D = 128
-
-
-def parse_list(text):
-    out = []
-    for part in text.split(","):
-        if "-" in part:
-            lo, hi = part.split("-", 1)
-            out.extend(range(int(lo), int(hi) + 1))
-        elif part:
-            out.append(int(part))
-    return out
+from triton_l2norm_dobench import D, ROWS_PER_NB, parse_list  # same folder: one list parser, one problem size
 
 
 def fla_key_hash(key):

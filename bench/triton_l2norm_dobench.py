@@ -106,6 +106,13 @@ def make_spin_all(torch, triton, us):
     return lambda: _tunescope_spin[(sms,)](out, n_iter, num_warps=4)
 
 
+def regret_summary(regrets):
+    """'mean M%, worst W% (NB n), NBs over 1.5%: k' of {NB: regret}."""
+    worst = max(regrets, key=regrets.get)
+    return (f"mean {100 * statistics.mean(regrets.values()):.2f}%, worst {100 * regrets[worst]:.2f}% (NB {worst}), "
+            f"NBs over 1.5%: {sum(1 for v in regrets.values() if v > 0.015)}")
+
+
 def config_key(bt, warps, stages):
     return f"{bt}/{warps}/{stages}"
 
@@ -422,10 +429,8 @@ def main():
             print(f"  {nb:2d}  {k:>13}  {loaded:9.2f}  {best:>9} {table[nb][best]:9.2f}  {100 * regrets[nb]:6.2f}%  "
                   f"{s['bench_calls']:5d}")
         if regrets:
-            worst = max(regrets, key=regrets.get)
-            print(f"regret: mean {100 * statistics.mean(regrets.values()):.2f}%, worst {100 * regrets[worst]:.2f}% "
-                  f"(NB {worst}), NBs over 1.5%: {sum(1 for v in regrets.values() if v > 0.015)}, "
-                  f"autotuner benchmark calls {report.get('strict_autotune_benchmark_calls')}")
+            print(f"regret: {regret_summary(regrets)}, autotuner benchmark calls "
+                  f"{report.get('strict_autotune_benchmark_calls')}")
         report["regret"] = regrets
 
     # --- 5. a baseline policy (FLA's own autotune) read off the same table, and the export against it ---------------
@@ -457,10 +462,7 @@ def main():
                     cell = f"{export_ratios[nb]:.4f}"
             print(f"  {nb:2d}  {k:>15}  {table[nb][k]:11.2f}  {100 * base_regrets[nb]:6.2f}%  {cell:>15}")
         if base_regrets:
-            worst = max(base_regrets, key=base_regrets.get)
-            print(f"baseline regret: mean {100 * statistics.mean(base_regrets.values()):.2f}%, worst "
-                  f"{100 * base_regrets[worst]:.2f}% (NB {worst}), NBs over 1.5%: "
-                  f"{sum(1 for v in base_regrets.values() if v > 0.015)}")
+            print(f"baseline regret: {regret_summary(base_regrets)}")
         if export_ratios:
             worst = max(export_ratios, key=export_ratios.get)
             print(f"export vs baseline (do_bench table): mean ratio {statistics.mean(export_ratios.values()):.4f}, "
