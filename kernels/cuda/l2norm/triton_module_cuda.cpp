@@ -3,6 +3,7 @@
 #include <cuda.h>
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <mutex>
 #include <string>
 
@@ -96,6 +97,22 @@ TritonModule::TritonModule(const TritonKernelBinary& binary) : impl_(std::make_u
         if (result != CUDA_SUCCESS) {
             api.moduleUnload(impl_->module);
             fail("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", result);
+        }
+    }
+    // Probe knob (off by default, docs/triton-kernels.md): the function's preferred shared-memory carveout in percent
+    // (-1: the driver's default), to test whether the L1/shared split the driver picks after the flush kernels is
+    // what makes a spilling config read slower here than under do_bench (bench/device/PLAN.md).
+    if (const char* carveout = std::getenv("TUNESCOPE_TRITON_CARVEOUT"); carveout && *carveout) {
+        char* end = nullptr;
+        const long percent = std::strtol(carveout, &end, 10);
+        if (*end != '\0' || percent < -1 || percent > 100) {
+            api.moduleUnload(impl_->module);
+            throw Error(binary.label, "", std::string("TUNESCOPE_TRITON_CARVEOUT must be -1 or 0..100, not '") + carveout + "'");
+        }
+        result = api.funcSetAttribute(impl_->function, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, int(percent));
+        if (result != CUDA_SUCCESS) {
+            api.moduleUnload(impl_->module);
+            fail("cuFuncSetAttribute(PREFERRED_SHARED_MEMORY_CARVEOUT)", result);
         }
     }
     impl_->binary = binary;
