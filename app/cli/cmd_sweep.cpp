@@ -653,7 +653,8 @@ void runConfirmCommand(const SweepArgs& a, const ConfirmArgs& c, CLI::App& sub, 
         // Judge a finished run again (another threshold, another machine): nothing is measured.
         if (!c.candidate.empty() || !c.baseline.empty() || !a.out.empty())
             throw Error("", "", "--results judges a finished run: give it alone (no CANDIDATE, --baseline or --out)");
-        ctx.exitCode = printHeadToHead(judgeHeadToHead(loadResults(c.results), c.threshold));
+        const ResultsFile results = loadResults(c.results);
+        ctx.exitCode = printHeadToHead(judgeHeadToHead(results, c.threshold));
         return;
     }
     if (c.candidate.empty() || c.baseline.empty() || a.out.empty())
@@ -664,7 +665,8 @@ void runConfirmCommand(const SweepArgs& a, const ConfirmArgs& c, CLI::App& sub, 
     if (open.devices.empty()) return;  // skipped
     bool incomplete = false;
     if (!runPlans(a, {{&plan, a.out}}, open.devices, ctx, &incomplete)) return;
-    const HeadToHeadReport report = judgeHeadToHead(loadResults(a.out), c.threshold);
+    const ResultsFile results = loadResults(a.out);  // the report's rows point into it
+    const HeadToHeadReport report = judgeHeadToHead(results, c.threshold);
     const int verdict = a.quiet ? (report.atLeastAsFast() ? kExitOk : kExitInvalid) : printHeadToHead(report);
     ctx.exitCode = incomplete ? kExitInvalid : verdict;
 }

@@ -545,11 +545,14 @@ void headToHeadJudgesRealGapsOnly(const std::filesystem::path& dir) {
         options.deviceWarmupMs = 0;
         const SweepOutcome outcome = runSweep(headToHeadPlan(seed), {&device}, options);
         CHECK(outcome.failed == 0 && outcome.racedOut == 0);
-        const HeadToHeadReport report = judgeHeadToHead(loadResults(options.out));
+        const ResultsFile results = loadResults(options.out);
+        const HeadToHeadReport report = judgeHeadToHead(results);
         CHECK(report.rows.size() == 4);
         CHECK(report.candidateFile == "candidate.json" && report.baselineFile == "baseline.json");
         for (const HeadToHeadRow& row : report.rows) {
             CHECK(row.rounds == 8);
+            CHECK(row.candidateRecord && row.baselineRecord && row.candidateRecord->nb == row.nb &&
+                  row.baselineRecord->baselineConfig && row.candidateRecord->config == row.candidate);
             CHECK(row.controls.size() == (row.nb == 4 ? 1u : 2u));
             noisy += row.verdict == HeadToHeadVerdict::Noisy ? 1 : 0;
             if (row.nb == 1) {

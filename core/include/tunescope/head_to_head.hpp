@@ -73,6 +73,8 @@ struct HeadToHeadReport {
 
 // Judges a results file written by a head-to-head plan (its header's plan has "profile" and "baseline"). Throws
 // Error naming the file when it is not one.
+// The rows point into `results`, which must outlive the report (a temporary file is refused at compile time).
 HeadToHeadReport judgeHeadToHead(const ResultsFile& results, double threshold = 0.005);
+HeadToHeadReport judgeHeadToHead(ResultsFile&& results, double threshold = 0.005) = delete;
 
 }  // namespace tunescope
