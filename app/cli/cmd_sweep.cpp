@@ -786,13 +786,14 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx) {
         "confirm",
         "Re-measure two policies head to head: per NB the candidate's and the baseline's configs in the same fresh, "
         "shuffled rounds (cold L2, warm-up, raw samples kept), each with an A/A replica, judged on the per-round "
-        "ratios (docs/sweep.md, \"Head to head\"). A policy is a profile, FLA's l2norm_fwd_kernel.json, or a "
-        "folder holding one (export-fla's output, an FLA_CONFIG_DIR). Exit codes: 0 the candidate is at least as "
+        "ratios (docs/sweep.md, \"Head to head\"). A policy is a profile, FLA's l2norm_fwd_kernel.json or a "
+        "folder holding one (export-fla's output, an FLA_CONFIG_DIR), or Triton's autotune cache (a "
+        "l2norm_fwd_kernel.autotune.json or a TRITON_CACHE_DIR of them: what FLA's own autotune chose). Exit codes: 0 the candidate is at least as "
         "fast at every NB, 1 SLOWER somewhere, an A/A control differed (too noisy to decide) or a measurement "
         "failed, 2 usage or I/O error, 77 backend unavailable with --skip-if-unavailable, 130 stopped by Ctrl-C.");
     confirm->add_option("candidate", confirmOptions->candidate, "the policy whose speed is claimed (e.g. export-fla's folder)");
     confirm->add_option("--baseline", confirmOptions->baseline,
-                        "the policy to beat or match (e.g. FLA's own autotune: its l2norm_fwd_kernel.json)");
+                        "the policy to beat or match (e.g. FLA's own autotune: the Triton cache it wrote)");
     addEngineOptions(confirm, *confirmArgs);
     confirm->add_option("--kernel", confirmArgs->kernel,
                         "native (our l2norm family) or triton (FLA's kernel: the binaries of a Triton cache, per NB)")
