@@ -285,6 +285,7 @@ private slots:
         QCOMPARE(pages->currentIndex(), static_cast<int>(MainWindow::Page::HeadToHead));
         HeadToHeadView* view = window.headToHeadView();
         QCOMPARE(view->model()->rowCount(), 4);
+        QCOMPARE(view->plottedPoints(), 4);  // every measured NB, the same-config ones at 1
         QString summary = view->summary()->text();
         QVERIFY2(summary.contains(QStringLiteral("4 NBs: 2 same config, 0 FASTER, 0 TIE, 0 SLOWER, 2 UNDECIDED, 0 NOISY")),
                  qPrintable(summary));

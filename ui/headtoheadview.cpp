@@ -1,5 +1,12 @@
+// QCustomPlot's header uses `foreach`; allow it for this include only, as plotting.cpp does.
+#undef QT_NO_FOREACH
+#include <qcustomplot.h>
+#undef foreach
+#define QT_NO_FOREACH
+
 #include "headtoheadview.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <QBrush>
@@ -12,9 +19,11 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
+#include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "plotparts.hpp"
 #include "resultsindex.hpp"
 #include "tabletools.hpp"
 #include "tunescope/run_compare.hpp"
@@ -25,6 +34,8 @@ namespace {
 const QColor kFasterColour(0, 140, 60);
 const QColor kSlowerColour(200, 30, 30);
 const QColor kUnjudgedColour(170, 90, 0);
+const QColor kTieColour(70, 110, 170);
+const QColor kUndecidedColour(150, 150, 150);
 
 QString formatUs(double ms) { return QString::number(ms * 1000.0, 'f', 2) + QStringLiteral(" us"); }
 
@@ -147,7 +158,8 @@ QVariant HeadToHeadModel::headerData(int section, Qt::Orientation orientation, i
 
 HeadToHeadView::HeadToHeadView(QWidget* parent)
     : QWidget(parent), file_(new QLineEdit(this)), threshold_(new QDoubleSpinBox(this)), summary_(new QLabel(this)),
-      model_(new HeadToHeadModel(this)), proxy_(new QSortFilterProxyModel(this)), table_(new QTableView(this)) {
+      model_(new HeadToHeadModel(this)), proxy_(new QSortFilterProxyModel(this)), table_(new QTableView(this)),
+      plot_(new QCustomPlot(this)) {
     setObjectName(QStringLiteral("headToHeadView"));
     auto* layout = new QVBoxLayout(this);
     auto* row = new QHBoxLayout;
@@ -194,7 +206,16 @@ HeadToHeadView::HeadToHeadView(QWidget* parent)
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->setTabKeyNavigation(false);
     installCopyAsCsv(table_);
-    layout->addWidget(table_, 1);
+    plot_->setObjectName(QStringLiteral("headToHeadPlot"));
+    plot_->setMinimumSize(240, 160);
+    plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(plot_);
+    splitter->addWidget(table_);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    layout->addWidget(splitter, 1);
+    rebuildPlot();
 }
 
 void HeadToHeadView::openDialog() {
@@ -230,6 +251,81 @@ void HeadToHeadView::judge() {
     if (!results_) return;
     model_->setReport(results_, judgeHeadToHead(*results_, threshold_->value() / 100.0));
     summary_->setText(summaryText());
+    rebuildPlot();
+}
+
+void HeadToHeadView::rebuildPlot() {
+    plot_->clearPlottables();
+    plot_->clearItems();
+    plottedPoints_ = 0;
+    plot_->xAxis->setLabel(tr("NB"));
+    plot_->yAxis->setLabel(tr("candidate / baseline"));
+    const HeadToHeadReport& r = model_->report();
+    // One graph per verdict, so the legend explains the colours.
+    struct Series {
+        std::vector<HeadToHeadVerdict> verdicts;
+        QString name;
+        QColor colour;
+        bool strong;
+        QVector<double> keys, values, minus, plus;
+    };
+    std::vector<Series> series{
+        {{HeadToHeadVerdict::Faster}, tr("FASTER"), kFasterColour, true, {}, {}, {}, {}},
+        {{HeadToHeadVerdict::Slower}, tr("SLOWER"), kSlowerColour, true, {}, {}, {}, {}},
+        {{HeadToHeadVerdict::Tie}, tr("TIE"), kTieColour, false, {}, {}, {}, {}},
+        {{HeadToHeadVerdict::Undecided}, tr("UNDECIDED"), kUndecidedColour, false, {}, {}, {}, {}},
+        {{HeadToHeadVerdict::Noisy}, tr("NOISY (A/A differed)"), kUnjudgedColour, false, {}, {}, {}, {}},
+        {{HeadToHeadVerdict::SameConfig}, tr("same config"), QColor(190, 190, 190), false, {}, {}, {}, {}}};
+    double low = 1.0, high = 1.0;
+    int nbMin = 1 << 30, nbMax = 0;
+    for (const HeadToHeadRow& row : r.rows) {
+        if (!row.candidateRecord || !row.baselineRecord || !(row.paired.ratio > 0)) continue;
+        for (Series& s : series) {
+            if (std::find(s.verdicts.begin(), s.verdicts.end(), row.verdict) == s.verdicts.end()) continue;
+            s.keys.push_back(row.nb);
+            s.values.push_back(row.paired.ratio);
+            s.minus.push_back(std::max(0.0, row.paired.ratio - row.paired.low));
+            s.plus.push_back(std::max(0.0, row.paired.high - row.paired.ratio));
+        }
+        low = std::min(low, row.paired.low);
+        high = std::max(high, row.paired.high);
+        nbMin = std::min(nbMin, row.nb);
+        nbMax = std::max(nbMax, row.nb);
+        ++plottedPoints_;
+    }
+    if (plottedPoints_ == 0) {
+        plot_->legend->setVisible(false);
+        plot_->replot();
+        return;
+    }
+    for (const Series& s : series) {
+        if (s.keys.isEmpty()) continue;
+        QColor whisker = s.colour;
+        whisker.setAlpha(s.strong ? 220 : 120);
+        addPointsWithWhiskers(plot_, s.name + QStringLiteral(" (") + QString::number(s.keys.size()) + QLatin1Char(')'),
+                              QCPScatterStyle(s.strong ? QCPScatterStyle::ssDisc : QCPScatterStyle::ssCircle, s.colour,
+                                              s.strong ? 8 : 6),
+                              s.keys, s.values, s.minus, s.plus, whisker);
+    }
+    const auto horizontal = [&](double y, const QPen& pen) {
+        auto* line = new QCPItemStraightLine(plot_);
+        line->point1->setCoords(0, y);
+        line->point2->setCoords(1, y);
+        line->setPen(pen);
+    };
+    horizontal(1.0, QPen(Qt::black, 1, Qt::DashLine));
+    horizontal(1.0 - r.threshold, QPen(QColor(200, 120, 0), 1, Qt::DashDotLine));
+    horizontal(1.0 + r.threshold, QPen(QColor(200, 120, 0), 1, Qt::DashDotLine));
+    plot_->xAxis->setRange(nbMin - 0.6, nbMax + 0.6);
+    // Symmetric around 1 and wide enough for the threshold band, so "no difference" sits in the middle.
+    const double span = std::max({2 * r.threshold, 1.0 - low, high - 1.0}) * 1.15;
+    plot_->yAxis->setRange(1.0 - span, 1.0 + span);
+    plot_->legend->setVisible(true);
+    plot_->legend->setFont(QFont(font().family(), std::max(7, font().pointSize() - 1)));
+    setTitleAndLegendRow(plot_, tr("Candidate / baseline per NB, paired over rounds; whiskers: the interval; dash-dot: the threshold, %1%")
+                                    .arg(r.threshold * 100, 0, 'f', 1),
+                         font());
+    plot_->replot();
 }
 
 QString HeadToHeadView::summaryText() const {

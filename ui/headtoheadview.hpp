@@ -12,6 +12,7 @@
 #include "tunescope/head_to_head.hpp"
 #include "tunescope/results.hpp"
 
+class QCustomPlot;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
@@ -58,6 +59,9 @@ public:
     QTableView* table() { return table_; }
     QLabel* summary() { return summary_; }
     QString summaryText() const;
+    // The ratio per NB with its interval, coloured by verdict, and the threshold band around 1.
+    QCustomPlot* plot() { return plot_; }
+    int plottedPoints() const { return plottedPoints_; }
 
 signals:
     void message(const QString& text);
@@ -65,6 +69,7 @@ signals:
 private:
     void openDialog();
     void judge();
+    void rebuildPlot();
 
     QLineEdit* file_;
     QDoubleSpinBox* threshold_;
@@ -72,6 +77,8 @@ private:
     HeadToHeadModel* model_;
     QSortFilterProxyModel* proxy_;
     QTableView* table_;
+    QCustomPlot* plot_;
+    int plottedPoints_ = 0;
     std::shared_ptr<const ResultsFile> results_;
 };
 
