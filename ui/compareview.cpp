@@ -33,12 +33,8 @@
 namespace tunescope::ui {
 namespace {
 
-const QColor kFasterColour(0, 140, 60);
-const QColor kSlowerColour(200, 30, 30);
 const QColor kSameColour(70, 110, 170, 120);
 const QColor kAmbiguousColour(150, 150, 150, 120);
-
-QString formatUs(double ms) { return QString::number(ms * 1000.0, 'f', 2) + QStringLiteral(" us"); }
 
 QString verdictText(Comparison c) { return QString::fromStdString(toString(c)); }
 

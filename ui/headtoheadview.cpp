@@ -31,13 +31,9 @@
 namespace tunescope::ui {
 namespace {
 
-const QColor kFasterColour(0, 140, 60);
-const QColor kSlowerColour(200, 30, 30);
 const QColor kUnjudgedColour(170, 90, 0);
 const QColor kTieColour(70, 110, 170);
 const QColor kUndecidedColour(150, 150, 150);
-
-QString formatUs(double ms) { return QString::number(ms * 1000.0, 'f', 2) + QStringLiteral(" us"); }
 
 QString verdictText(HeadToHeadVerdict v) { return QString::fromStdString(toString(v)); }
 
@@ -230,9 +226,18 @@ void HeadToHeadView::openDialog() {
 }
 
 bool HeadToHeadView::openFile(const QString& path, QString* error) {
-    std::shared_ptr<ResultsFile> results;
+    std::shared_ptr<const ResultsFile> results;
     try {
-        results = std::make_shared<ResultsFile>(loadResults(path.toStdString()));
+        results = std::make_shared<const ResultsFile>(loadResults(path.toStdString()));
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromStdString(e.what());
+        return false;
+    }
+    return showResults(std::move(results), path, error);
+}
+
+bool HeadToHeadView::showResults(std::shared_ptr<const ResultsFile> results, const QString& path, QString* error) {
+    try {
         (void)judgeHeadToHead(*results, threshold_->value() / 100.0);  // refuses a file that is not a head-to-head run
     } catch (const std::exception& e) {
         if (error) *error = QString::fromStdString(e.what());

@@ -52,6 +52,8 @@ public:
     // Loads a confirm results file (.jsonl or .jsonl.gz) through the core and judges it; false with a message
     // naming the file when it cannot be read or is not a head-to-head run (what was shown before stays).
     bool openFile(const QString& path, QString* error);
+    // The same for a file already loaded elsewhere (the main window's results): nothing is read again.
+    bool showResults(std::shared_ptr<const ResultsFile> results, const QString& path, QString* error);
     // Judges the loaded file again at another threshold (fraction, 0.005 = 0.5%); nothing is re-read.
     void setThreshold(double threshold);
 

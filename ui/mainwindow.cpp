@@ -438,7 +438,8 @@ bool MainWindow::openResults(const QString& path, bool quiet) {
         showStatus(tr("%1: the last line was incomplete (a killed sweep?) and was ignored").arg(path), 10000);
     // A confirm run (its plan has a baseline policy) opens on its verdicts; its records also feed the other pages.
     const Json& plan = results_->file().header.plan;
-    if (plan.is_object() && plan.contains("baseline") && headToHead_->openFile(path, nullptr)) {
+    if (plan.is_object() && plan.contains("baseline") &&
+        headToHead_->showResults(std::make_shared<const ResultsFile>(results_->file()), path, nullptr)) {
         showPage(Page::HeadToHead);
         return true;
     }

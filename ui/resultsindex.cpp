@@ -12,6 +12,8 @@ QString configLabel(const L2NormConfig& config) {
     return label;
 }
 
+QString formatUs(double ms) { return QString::number(ms * 1000.0, 'f', 2) + QStringLiteral(" us"); }
+
 bool configLess(const L2NormConfig& a, const L2NormConfig& b) {
     return std::tie(a.blockRows, a.numWarps, a.numStages, a.numCtas) <
            std::tie(b.blockRows, b.numWarps, b.numStages, b.numCtas);

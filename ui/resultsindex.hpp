@@ -29,6 +29,8 @@ struct CellStats {
 
 // "BT32 w8 s3" (num_ctas shown only when it is not 1).
 QString configLabel(const L2NormConfig& config);
+// "11.52 us": a median in ms, always in microseconds (the compare and head-to-head tables).
+QString formatUs(double ms);
 
 // Orders configs by BT, then num_warps, num_stages, num_ctas: the order the heatmap and the table use.
 bool configLess(const L2NormConfig& a, const L2NormConfig& b);
