@@ -3,8 +3,8 @@
 #include <cstdlib>
 
 #include "fuzz_file_input.hpp"
-#include "tunescope/errors.hpp"
-#include "tunescope/signing.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/formats/signing.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace tunescope;

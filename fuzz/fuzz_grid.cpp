@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "tunescope/errors.hpp"
-#include "tunescope/grid_file.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/sweep/grid_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace tunescope;

@@ -4,9 +4,9 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "tunescope/lookup.hpp"
-#include "tunescope/profile.hpp"
-#include "tunescope/validation.hpp"
+#include "tunescope/formats/lookup.hpp"
+#include "tunescope/formats/profile.hpp"
+#include "tunescope/formats/validation.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace tunescope;

@@ -1,8 +1,8 @@
 // libFuzzer target: the sweep results reader (JSON Lines: header, measurement and error lines, the fast line
 // parser and its DOM fallback), then merge of the file with itself.
 #include "fuzz_file_input.hpp"
-#include "tunescope/errors.hpp"
-#include "tunescope/results.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/sweep/results.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace tunescope;

@@ -4,9 +4,9 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "tunescope/fla_cache.hpp"
-#include "tunescope/triton_cache.hpp"
-#include "tunescope/validation.hpp"
+#include "tunescope/formats/fla_cache.hpp"
+#include "tunescope/formats/triton_cache.hpp"
+#include "tunescope/formats/validation.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace tunescope;

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "tunescope/json_io.hpp"
+#include "tunescope/base/json_io.hpp"
 
 namespace formats_test {
 

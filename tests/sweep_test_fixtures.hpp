@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "tunescope/device.hpp"
-#include "tunescope/errors.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/device/device.hpp"
 
 namespace tunescope::testing {
 

@@ -1,4 +1,4 @@
-// bf16 <-> float conversions (kernels/common/bf16.hpp), the ones every backend and the reference share.
+// bf16 <-> float conversions (core/include/tunescope/device/bf16.hpp), the ones every backend and the reference share.
 #include <QtTest/QtTest>
 
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <limits>
 #include <random>
 
-#include "../kernels/common/bf16.hpp"
+#include "tunescope/device/bf16.hpp"
 
 using namespace tunescope;
 

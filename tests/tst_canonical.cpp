@@ -8,9 +8,9 @@
 #include <limits>
 #include <stdexcept>
 
-#include "tunescope/canonical_json.hpp"
-#include "tunescope/errors.hpp"
-#include "tunescope/json_io.hpp"
+#include "tunescope/base/canonical_json.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/base/json_io.hpp"
 
 using namespace tunescope;
 

@@ -5,8 +5,8 @@
 #include <QtTest/QtTest>
 
 #include "formats_test_support.hpp"
-#include "tunescope/hashing.hpp"
-#include "tunescope/profile.hpp"
+#include "tunescope/base/hashing.hpp"
+#include "tunescope/formats/profile.hpp"
 
 using namespace tunescope;
 using namespace formats_test;

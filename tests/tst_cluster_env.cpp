@@ -11,9 +11,9 @@
 #include <stdexcept>
 
 #include "sweep_test_fixtures.hpp"
-#include "tunescope/cluster_env.hpp"
-#include "tunescope/errors.hpp"
-#include "tunescope/shard_audit.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/sweep/cluster_env.hpp"
+#include "tunescope/sweep/shard_audit.hpp"
 
 using namespace tunescope;
 

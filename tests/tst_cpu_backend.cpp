@@ -7,12 +7,12 @@
 #include <limits>
 #include <vector>
 
-#include "../kernels/common/bf16.hpp"
-#include "../kernels/common/l2norm_common.hpp"
-#include "../kernels/cpu/l2norm_cpu.hpp"
-#include "tunescope/device.hpp"
-#include "tunescope/errors.hpp"
-#include "tunescope/l2norm_selftest.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/device/bf16.hpp"
+#include "tunescope/device/device.hpp"
+#include "tunescope/device/l2norm_contract.hpp"
+#include "tunescope/device/l2norm_cpu.hpp"
+#include "tunescope/device/l2norm_selftest.hpp"
 
 using namespace tunescope;
 

@@ -14,11 +14,11 @@
 #include <random>
 #include <string>
 
-#include "tunescope/errors.hpp"
-#include "tunescope/gemm_backend.hpp"
-#include "tunescope/gemm_explorer.hpp"
-#include "tunescope/json_io.hpp"
-#include "tunescope/report.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/base/json_io.hpp"
+#include "tunescope/formats/report.hpp"
+#include "tunescope/gemm/gemm_driver.hpp"
+#include "tunescope/gemm/gemm_explorer.hpp"
 
 namespace g = tunescope::gemm;
 using tunescope::Error;

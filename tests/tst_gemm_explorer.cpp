@@ -8,14 +8,14 @@
 #include <map>
 #include <set>
 
-#include "tunescope/errors.hpp"
-#include "tunescope/gemm_backend.hpp"
-#include "tunescope/gemm_enum_names.hpp"
-#include "tunescope/gemm_explorer.hpp"
-#include "tunescope/gemm_spec.hpp"
-#include "tunescope/json_io.hpp"
-#include "tunescope/measurement.hpp"
-#include "tunescope/report.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/base/json_io.hpp"
+#include "tunescope/device/measurement.hpp"
+#include "tunescope/formats/report.hpp"
+#include "tunescope/gemm/gemm_backend.hpp"
+#include "tunescope/gemm/gemm_enum_names.hpp"
+#include "tunescope/gemm/gemm_explorer.hpp"
+#include "tunescope/gemm/gemm_spec.hpp"
 
 namespace fs = std::filesystem;
 namespace g = tunescope::gemm;

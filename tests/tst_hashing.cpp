@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tunescope/errors.hpp"
-#include "tunescope/hashing.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/base/hashing.hpp"
 
 using namespace tunescope;
 

@@ -7,12 +7,12 @@
 #include <QtTest/QtTest>
 
 #include "formats_test_support.hpp"
-#include "tunescope/diff.hpp"
-#include "tunescope/fla_cache.hpp"
-#include "tunescope/hashing.hpp"
-#include "tunescope/lookup.hpp"
-#include "tunescope/triton_cache.hpp"
-#include "tunescope/validation.hpp"
+#include "tunescope/base/hashing.hpp"
+#include "tunescope/formats/diff.hpp"
+#include "tunescope/formats/fla_cache.hpp"
+#include "tunescope/formats/lookup.hpp"
+#include "tunescope/formats/triton_cache.hpp"
+#include "tunescope/formats/validation.hpp"
 
 using namespace tunescope;
 using namespace formats_test;

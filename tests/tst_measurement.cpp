@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "tunescope/errors.hpp"
-#include "tunescope/measurement.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/device/measurement.hpp"
 
 using namespace tunescope;
 

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "formats_test_support.hpp"
-#include "tunescope/json_layout.hpp"
-#include "tunescope/profile.hpp"
+#include "tunescope/base/json_layout.hpp"
+#include "tunescope/formats/profile.hpp"
 
 using namespace tunescope;
 using namespace formats_test;

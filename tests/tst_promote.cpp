@@ -10,11 +10,11 @@
 #include <sstream>
 
 #include "sweep_test_fixtures.hpp"
-#include "tunescope/hashing.hpp"
-#include "tunescope/profile.hpp"
-#include "tunescope/promote.hpp"
-#include "tunescope/sweep.hpp"
-#include "tunescope/validation.hpp"
+#include "tunescope/base/hashing.hpp"
+#include "tunescope/formats/profile.hpp"
+#include "tunescope/formats/validation.hpp"
+#include "tunescope/sweep/promote.hpp"
+#include "tunescope/sweep/sweep.hpp"
 
 using namespace tunescope;
 using tunescope::testing::ScriptedDevice;

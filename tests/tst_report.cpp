@@ -3,7 +3,7 @@
 #include <QtTest/QtTest>
 
 #include "formats_test_support.hpp"
-#include "tunescope/report.hpp"
+#include "tunescope/formats/report.hpp"
 
 using namespace tunescope;
 using namespace formats_test;

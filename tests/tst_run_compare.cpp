@@ -1,4 +1,4 @@
-// Run-vs-run comparison (core/src/run_compare.cpp) and gzip-compressed inputs (core/src/gz_io.cpp): two real H200
+// Run-vs-run comparison (core/src/sweep/run_compare.cpp) and gzip-compressed inputs (core/src/base/gz_io.cpp): two real H200
 // sweeps from bench/results (runs 6 and 7, same plan, a day apart) compared record by record, synthetic files that
 // pin the "never best when not converged" rule, and .gz files that are valid, truncated, concatenated or bombs.
 #include <QtTest>
@@ -9,11 +9,11 @@
 #include <filesystem>
 #include <string>
 
-#include "tunescope/errors.hpp"
-#include "tunescope/gz_io.hpp"
-#include "tunescope/json_io.hpp"
-#include "tunescope/results.hpp"
-#include "tunescope/run_compare.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/base/gz_io.hpp"
+#include "tunescope/base/json_io.hpp"
+#include "tunescope/sweep/results.hpp"
+#include "tunescope/sweep/run_compare.hpp"
 
 using namespace tunescope;
 namespace fs = std::filesystem;

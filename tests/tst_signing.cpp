@@ -15,10 +15,10 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
-#include "tunescope/canonical_json.hpp"
-#include "tunescope/errors.hpp"
-#include "tunescope/json_io.hpp"
-#include "tunescope/signing.hpp"
+#include "tunescope/base/canonical_json.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/base/json_io.hpp"
+#include "tunescope/formats/signing.hpp"
 
 using namespace tunescope;
 namespace fs = std::filesystem;

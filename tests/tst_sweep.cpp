@@ -11,9 +11,9 @@
 #include <sstream>
 
 #include "sweep_test_fixtures.hpp"
-#include "tunescope/errors.hpp"
-#include "tunescope/results.hpp"
-#include "tunescope/sweep.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/sweep/results.hpp"
+#include "tunescope/sweep/sweep.hpp"
 
 using namespace tunescope;
 using tunescope::testing::ScriptedDevice;
@@ -125,15 +125,15 @@ private slots:
         QCOMPARE(grid.size(), std::size_t(75));
         std::set<std::string> unique;
         for (const auto& c : grid) {
-            unique.insert(describe(c));
+            unique.insert(configText(c));
             std::string why;
             QVERIFY2(isLegalConfig(c, &why), why.c_str());
             QVERIFY(c.numStages >= 2 && c.numStages <= 4);
             QVERIFY(c.numWarps <= 16);
         }
         QCOMPARE(unique.size(), std::size_t(75));
-        QCOMPARE(describe(grid.front()), std::string("BT=8 num_warps=1 num_stages=2"));
-        QCOMPARE(describe(grid.back()), std::string("BT=128 num_warps=16 num_stages=4"));
+        QCOMPARE(configText(grid.front()), std::string("BT=8 num_warps=1 num_stages=2"));
+        QCOMPARE(configText(grid.back()), std::string("BT=128 num_warps=16 num_stages=4"));
     }
 
     void shapesFollowFlasBucketFormula() {

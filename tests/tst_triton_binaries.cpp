@@ -8,13 +8,13 @@
 #include <set>
 #include <string>
 
-#include "tunescope/device.hpp"
-#include "tunescope/errors.hpp"
-#include "tunescope/hashing.hpp"
-#include "tunescope/json_io.hpp"
-#include "tunescope/results.hpp"
-#include "tunescope/sweep.hpp"
-#include "tunescope/triton_binaries.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/base/hashing.hpp"
+#include "tunescope/base/json_io.hpp"
+#include "tunescope/device/device.hpp"
+#include "tunescope/device/triton_binaries.hpp"
+#include "tunescope/sweep/results.hpp"
+#include "tunescope/sweep/sweep.hpp"
 
 using namespace tunescope;
 namespace fs = std::filesystem;

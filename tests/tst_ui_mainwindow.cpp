@@ -22,9 +22,9 @@
 #include "profiledocument.hpp"
 #include "resultsdocument.hpp"
 #include "signingactions.hpp"
-#include "tunescope/fla_cache.hpp"
-#include "tunescope/hashing.hpp"
-#include "tunescope/validation.hpp"
+#include "tunescope/base/hashing.hpp"
+#include "tunescope/formats/fla_cache.hpp"
+#include "tunescope/formats/validation.hpp"
 
 using namespace tunescope;
 using namespace tunescope::ui;

@@ -14,7 +14,7 @@
 
 #include "bench/synthetic_results.hpp"
 #include "sweep_test_fixtures.hpp"
-#include "tunescope/sweep.hpp"
+#include "tunescope/sweep/sweep.hpp"
 #include "cublasltview.hpp"
 #include "diffview.hpp"
 #include "jsontreemodel.hpp"

@@ -14,7 +14,7 @@
 
 #include "policytablemodel.hpp"
 #include "profiledocument.hpp"
-#include "tunescope/json_io.hpp"
+#include "tunescope/base/json_io.hpp"
 
 using namespace tunescope;
 using namespace tunescope::ui;

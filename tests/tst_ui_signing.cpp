@@ -15,7 +15,7 @@
 #include <QTest>
 
 #include "signingactions.hpp"
-#include "tunescope/signing.hpp"
+#include "tunescope/formats/signing.hpp"
 
 using namespace tunescope;
 using namespace tunescope::ui;

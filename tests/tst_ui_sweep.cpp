@@ -18,7 +18,7 @@
 #include "resultsdocument.hpp"
 #include "sweeprunner.hpp"
 #include "sweepview.hpp"
-#include "tunescope/validation.hpp"
+#include "tunescope/formats/validation.hpp"
 
 using namespace tunescope;
 using namespace tunescope::ui;

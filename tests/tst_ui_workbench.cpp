@@ -55,9 +55,9 @@
 #include "sweeprunner.hpp"
 #include "sweepview.hpp"
 #include "tabletools.hpp"
-#include "tunescope/profile.hpp"
-#include "tunescope/report.hpp"
-#include "tunescope/results.hpp"
+#include "tunescope/formats/profile.hpp"
+#include "tunescope/formats/report.hpp"
+#include "tunescope/sweep/results.hpp"
 #include "validationmodel.hpp"
 
 using namespace tunescope;

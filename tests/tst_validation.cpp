@@ -5,9 +5,9 @@
 #include <functional>
 
 #include "formats_test_support.hpp"
-#include "tunescope/fla_cache.hpp"
-#include "tunescope/hashing.hpp"
-#include "tunescope/validation.hpp"
+#include "tunescope/base/hashing.hpp"
+#include "tunescope/formats/fla_cache.hpp"
+#include "tunescope/formats/validation.hpp"
 
 using namespace tunescope;
 using namespace formats_test;

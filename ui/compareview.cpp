@@ -82,7 +82,7 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
     if (role == SortRole) {
         switch (index.column()) {
         case NbColumn: return row.nb;
-        case ConfigColumn: return copy ? QStringLiteral(" copy") : QString::fromStdString(tunescope::l2normConfigLabel(row.config));
+        case ConfigColumn: return copy ? QStringLiteral(" copy") : QString::fromStdString(tunescope::configText(row.config, ConfigText::Short));
         case MedianAColumn: return row.a->m.medianMs;
         case MedianBColumn: return row.b->m.medianMs;
         case RatioColumn: return row.ratio;

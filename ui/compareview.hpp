@@ -10,8 +10,8 @@
 #include <QAbstractTableModel>
 #include <QWidget>
 
-#include "tunescope/results.hpp"
-#include "tunescope/run_compare.hpp"
+#include "tunescope/sweep/results.hpp"
+#include "tunescope/sweep/run_compare.hpp"
 
 class QComboBox;
 class QCustomPlot;

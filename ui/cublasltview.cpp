@@ -28,8 +28,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "jsontreemodel.hpp"
-#include "tunescope/gemm_backend.hpp"
-#include "tunescope/gemm_enum_names.hpp"
+#include "tunescope/gemm/gemm_driver.hpp"
+#include "tunescope/gemm/gemm_enum_names.hpp"
 
 namespace tunescope::ui {
 namespace {

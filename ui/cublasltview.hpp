@@ -11,7 +11,7 @@
 #include <QWidget>
 
 #include "plotting.hpp"
-#include "tunescope/report.hpp"
+#include "tunescope/formats/report.hpp"
 
 class QLabel;
 class QPlainTextEdit;

@@ -8,7 +8,7 @@
 #include <QPointer>
 #include <QWidget>
 
-#include "tunescope/diff.hpp"
+#include "tunescope/formats/diff.hpp"
 
 class QLabel;
 class QListWidget;

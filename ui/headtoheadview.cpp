@@ -26,7 +26,7 @@
 #include "plotparts.hpp"
 #include "resultsindex.hpp"
 #include "tabletools.hpp"
-#include "tunescope/run_compare.hpp"
+#include "tunescope/sweep/run_compare.hpp"
 
 namespace tunescope::ui {
 namespace {
@@ -67,8 +67,8 @@ QVariant HeadToHeadModel::data(const QModelIndex& index, int role) const {
     if (role == SortRole) {
         switch (index.column()) {
         case NbColumn: return row.nb;
-        case CandidateColumn: return QString::fromStdString(l2normConfigLabel(row.candidate));
-        case BaselineColumn: return QString::fromStdString(l2normConfigLabel(row.baseline));
+        case CandidateColumn: return QString::fromStdString(configText(row.candidate, ConfigText::Short));
+        case BaselineColumn: return QString::fromStdString(configText(row.baseline, ConfigText::Short));
         case CandidateMedianColumn: return row.candidateRecord ? row.candidateRecord->m.medianMs : -1.0;
         case BaselineMedianColumn: return row.baselineRecord ? row.baselineRecord->m.medianMs : -1.0;
         case RatioColumn: return measured ? row.paired.ratio : -1.0;

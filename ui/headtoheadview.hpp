@@ -9,8 +9,8 @@
 #include <QAbstractTableModel>
 #include <QWidget>
 
-#include "tunescope/head_to_head.hpp"
-#include "tunescope/results.hpp"
+#include "tunescope/sweep/head_to_head.hpp"
+#include "tunescope/sweep/results.hpp"
 
 class QCustomPlot;
 class QDoubleSpinBox;

@@ -6,7 +6,7 @@
 
 #include <QAbstractItemModel>
 
-#include "tunescope/json_io.hpp"
+#include "tunescope/base/json_io.hpp"
 
 namespace tunescope::ui {
 

@@ -4,7 +4,7 @@
 // of two in 8..128) and the kernel family's num_stages 1..4; the core's validator remains the judge of a file.
 #include <vector>
 
-#include "tunescope/profile.hpp"
+#include "tunescope/formats/profile.hpp"
 
 namespace tunescope::ui {
 

@@ -5,7 +5,7 @@
 #include <QSpinBox>
 
 #include "profiledocument.hpp"
-#include "tunescope/lookup.hpp"
+#include "tunescope/formats/lookup.hpp"
 
 namespace tunescope::ui {
 

@@ -47,12 +47,12 @@
 #include "resultsdocument.hpp"
 #include "signingactions.hpp"
 #include "sweepview.hpp"
-#include "tunescope/canonical_json.hpp"
-#include "tunescope/fla_cache.hpp"
-#include "tunescope/triton_cache.hpp"
-#include "tunescope/hashing.hpp"
-#include "tunescope/validation.hpp"
-#include "tunescope/version.hpp"
+#include "tunescope/base/canonical_json.hpp"
+#include "tunescope/base/hashing.hpp"
+#include "tunescope/base/version.hpp"
+#include "tunescope/formats/fla_cache.hpp"
+#include "tunescope/formats/triton_cache.hpp"
+#include "tunescope/formats/validation.hpp"
 #include "validationmodel.hpp"
 
 // The icons live in the ui library's resources; a static library needs them registered explicitly.

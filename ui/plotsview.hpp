@@ -6,7 +6,7 @@
 #include <QWidget>
 
 #include "plotting.hpp"
-#include "tunescope/profile.hpp"
+#include "tunescope/formats/profile.hpp"
 
 class QLabel;
 class QTabWidget;

@@ -3,7 +3,7 @@
 #include <QFileInfo>
 #include <QUndoCommand>
 
-#include "tunescope/errors.hpp"
+#include "tunescope/base/errors.hpp"
 
 namespace tunescope::ui {
 namespace {

@@ -8,7 +8,7 @@
 #include <QString>
 #include <QUndoStack>
 
-#include "tunescope/profile.hpp"
+#include "tunescope/formats/profile.hpp"
 
 namespace tunescope::ui {
 

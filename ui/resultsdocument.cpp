@@ -2,8 +2,8 @@
 
 #include <QFileInfo>
 
-#include "tunescope/profile.hpp"
-#include "tunescope/run_compare.hpp"
+#include "tunescope/formats/profile.hpp"
+#include "tunescope/sweep/run_compare.hpp"
 
 namespace tunescope::ui {
 
@@ -11,12 +11,6 @@ std::map<int, L2NormConfig> policyConfigs(const Profile& profile) {
     std::map<int, L2NormConfig> policy;
     for (const PolicyEntry& entry : profile.per_NB_policy) policy[static_cast<int>(entry.NB)] = toL2NormConfig(entry.config);
     return policy;
-}
-
-QString deviceLabel(const DeviceInfo& info) {
-    return QString::fromStdString(info.backend) + QLatin1Char(':') + QString::number(info.index) + QLatin1Char(' ') +
-           QString::fromStdString(info.name) + QStringLiteral(" (") + QString::fromStdString(info.architecture) +
-           QLatin1Char(')');
 }
 
 ResultsDocument::ResultsDocument(QObject* parent) : QObject(parent) {}
@@ -39,7 +33,7 @@ void ResultsDocument::adopt(ResultsFile file) {
     trusted_.header = file_.header;
     index_.clear();
     index_.source = QFileInfo(QString::fromStdString(file_.path.string())).fileName();
-    if (!file_.header.devices.empty()) index_.deviceLabel = deviceLabel(file_.header.devices.front());
+    if (!file_.header.devices.empty()) index_.deviceLabel = QString::fromStdString(deviceLabel(file_.header.devices.front()));
     for (const ResultRecord& record : file_.records) indexRecord(record);
     emit reset();
 }

@@ -9,9 +9,9 @@
 #include <QString>
 
 #include "resultsindex.hpp"
-#include "tunescope/profile.hpp"
-#include "tunescope/results.hpp"
-#include "tunescope/sweep.hpp"
+#include "tunescope/formats/profile.hpp"
+#include "tunescope/sweep/results.hpp"
+#include "tunescope/sweep/sweep.hpp"
 
 namespace tunescope::ui {
 
@@ -72,6 +72,5 @@ private:
 
 // The policy of a profile as the sweep and regret see it.
 std::map<int, L2NormConfig> policyConfigs(const Profile& profile);
-QString deviceLabel(const DeviceInfo& info);
 
 }  // namespace tunescope::ui

@@ -9,7 +9,7 @@
 
 #include <QString>
 
-#include "tunescope/device.hpp"
+#include "tunescope/device/device.hpp"
 
 namespace tunescope::ui {
 

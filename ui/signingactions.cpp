@@ -20,9 +20,9 @@
 #include <QSettings>
 #include <QVBoxLayout>
 
-#include "tunescope/canonical_json.hpp"
-#include "tunescope/hashing.hpp"
-#include "tunescope/signing.hpp"
+#include "tunescope/base/canonical_json.hpp"
+#include "tunescope/base/hashing.hpp"
+#include "tunescope/formats/signing.hpp"
 
 namespace tunescope::ui {
 namespace {

@@ -39,7 +39,7 @@ bool SweepRunner::start(const SweepPlan& plan, const std::vector<int>& deviceInd
             devices_.push_back(backend_->openDevice(index));
             devices.push_back(devices_.back().get());
             if (!label.isEmpty()) label += QStringLiteral(", ");
-            label += deviceLabel(devices_.back()->info());
+            label += QString::fromStdString(deviceLabel(devices_.back()->info()));
         }
         if (devices.empty()) throw Error("", "", "no device selected");
         std::vector<const Device*> constDevices(devices.begin(), devices.end());

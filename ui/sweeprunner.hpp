@@ -10,7 +10,7 @@
 #include <QObject>
 #include <QString>
 
-#include "tunescope/sweep.hpp"
+#include "tunescope/sweep/sweep.hpp"
 
 namespace tunescope::ui {
 

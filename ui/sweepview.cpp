@@ -25,7 +25,7 @@
 #include "profiledocument.hpp"
 #include "resultsdocument.hpp"
 #include "sweeprunner.hpp"
-#include "tunescope/hashing.hpp"
+#include "tunescope/base/hashing.hpp"
 
 namespace tunescope::ui {
 namespace {
@@ -232,7 +232,7 @@ void SweepView::refreshDevices() {
     for (const BackendProbe& probe : probeBackends()) {
         if (QString::fromStdString(probe.name) != name || !probe.backend) continue;
         const auto devices = probe.backend->devices();
-        for (const DeviceInfo& info : devices) device_->addItem(deviceLabel(info), QVariantList{info.index});
+        for (const DeviceInfo& info : devices) device_->addItem(QString::fromStdString(deviceLabel(info)), QVariantList{info.index});
         if (devices.size() > 1) {
             QVariantList all;
             for (const DeviceInfo& info : devices) all.push_back(info.index);

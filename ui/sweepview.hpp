@@ -7,8 +7,8 @@
 
 #include <QWidget>
 
-#include "tunescope/promote.hpp"
-#include "tunescope/sweep.hpp"
+#include "tunescope/sweep/promote.hpp"
+#include "tunescope/sweep/sweep.hpp"
 
 class QCheckBox;
 class QComboBox;

@@ -6,7 +6,7 @@
 #include <QTimer>
 #include <QWidget>
 
-#include "tunescope/validation.hpp"
+#include "tunescope/formats/validation.hpp"
 
 class QLabel;
 class QTableView;

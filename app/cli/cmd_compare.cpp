@@ -7,9 +7,10 @@
 #include <string>
 
 #include "commands.hpp"
-#include "tunescope/errors.hpp"
-#include "tunescope/results.hpp"
-#include "tunescope/run_compare.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/base/text_fields.hpp"
+#include "tunescope/sweep/results.hpp"
+#include "tunescope/sweep/run_compare.hpp"
 
 namespace tunescope::cli {
 namespace {
@@ -20,12 +21,6 @@ struct CompareArgs {
     double threshold = 0.005;
     bool failOnSlower = false;
 };
-
-std::string formatUs(double ms) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2f", ms * 1000.0);
-    return text;
-}
 
 std::string formatPercent(double fraction) {
     char text[32];
@@ -65,8 +60,8 @@ void runCompare(const CompareArgs& args, CliContext& ctx) {
             char interval[48];
             std::snprintf(interval, sizeof interval, "[%.3f, %.3f]", row.ratioLow, row.ratioHigh);
             std::printf("%-6s %-4d %-22s %12s %12s %8.3f %17s  %-10s %s | %s\n", toString(row.kind).c_str(), row.nb,
-                        copy ? "-" : l2normConfigLabel(row.config).c_str(), formatUs(row.a->m.medianMs).c_str(),
-                        formatUs(row.b->m.medianMs).c_str(), row.ratio, interval, toString(row.verdict).c_str(),
+                        copy ? "-" : configText(row.config, ConfigText::Short).c_str(), formatFixed(row.a->m.medianMs * 1000.0, 2).c_str(),
+                        formatFixed(row.b->m.medianMs * 1000.0, 2).c_str(), row.ratio, interval, toString(row.verdict).c_str(),
                         quality(*row.a).c_str(), quality(*row.b).c_str());
         }
         std::cout << "\n";
@@ -74,8 +69,8 @@ void runCompare(const CompareArgs& args, CliContext& ctx) {
     std::printf("%-4s %-22s %10s  %-22s %10s  %-14s %-9s %s\n", "NB", "winner A", "A us", "winner B", "B us",
                 "A's winner on B", "rank rho", "change");
     for (const RunComparisonNb& nb : result.perNb) {
-        const std::string winnerA = nb.winnerA ? l2normConfigLabel(*nb.winnerA) : "(none converged)";
-        const std::string winnerB = nb.winnerB ? l2normConfigLabel(*nb.winnerB) : "(none converged)";
+        const std::string winnerA = nb.winnerA ? configText(*nb.winnerA, ConfigText::Short) : "(none converged)";
+        const std::string winnerB = nb.winnerB ? configText(*nb.winnerB, ConfigText::Short) : "(none converged)";
         const std::string regret = nb.regretOfAWinnerOnB ? formatPercent(*nb.regretOfAWinnerOnB) : "n/a";
         std::string change = "same winner";
         if (!nb.winnerA || !nb.winnerB) change = "n/a";
@@ -84,8 +79,8 @@ void runCompare(const CompareArgs& args, CliContext& ctx) {
         char rho[16] = "n/a";
         if (nb.rankCorrelation) std::snprintf(rho, sizeof rho, "%.3f", *nb.rankCorrelation);
         std::printf("%-4d %-22s %10s  %-22s %10s  %-14s %-9s %s\n", nb.nb, winnerA.c_str(),
-                    nb.winnerA ? formatUs(nb.winnerAMedianMs).c_str() : "-", winnerB.c_str(),
-                    nb.winnerB ? formatUs(nb.winnerBMedianMs).c_str() : "-", regret.c_str(), rho, change.c_str());
+                    nb.winnerA ? formatFixed(nb.winnerAMedianMs * 1000.0, 2).c_str() : "-", winnerB.c_str(),
+                    nb.winnerB ? formatFixed(nb.winnerBMedianMs * 1000.0, 2).c_str() : "-", regret.c_str(), rho, change.c_str());
     }
     std::cout << "\n"
               << result.rows.size() << " pairs compared (B against A): " << result.faster << " FASTER, " << result.slower

@@ -12,13 +12,14 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "tunescope/device.hpp"
-#include "tunescope/errors.hpp"
-#include "tunescope/json_io.hpp"
-#include "tunescope/l2norm_selftest.hpp"
-#include "tunescope/measurement.hpp"
-#include "tunescope/triton_binaries.hpp"
-#include "tunescope/sweep.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/base/json_io.hpp"
+#include "tunescope/device/device.hpp"
+#include "tunescope/sweep/results.hpp"
+#include "tunescope/device/l2norm_selftest.hpp"
+#include "tunescope/device/measurement.hpp"
+#include "tunescope/device/triton_binaries.hpp"
+#include "tunescope/sweep/sweep.hpp"
 
 namespace tunescope::cli {
 namespace {
@@ -30,23 +31,10 @@ bool isKnownBackend(const std::string& name) {
     return std::find(std::begin(kKnownBackends), std::end(kKnownBackends), name) != std::end(kKnownBackends);
 }
 
-std::string configText(const L2NormConfig& config) {
-    return std::to_string(config.blockRows) + "/" + std::to_string(config.numWarps) + "/" +
-           std::to_string(config.numStages);
-}
-
+// deviceInfoToJson without the backend, which the listing gives per backend.
 Json deviceJson(const DeviceInfo& info) {
-    Json device = Json::object();
-    device["index"] = info.index;
-    device["name"] = info.name;
-    device["architecture"] = info.architecture;
-    device["memory_bytes"] = info.memoryBytes;
-    device["multiprocessors"] = info.multiprocessors;
-    device["l2_bytes"] = info.l2Bytes;
-    device["clock_mhz"] = info.clockMHz;
-    device["warp_size"] = info.warpSize;
-    device["driver_version"] = info.driverVersion;
-    device["runtime_version"] = info.runtimeVersion;
+    Json device = deviceInfoToJson(info);
+    device.erase("backend");
     return device;
 }
 
@@ -203,7 +191,7 @@ void runSelftest(const SelftestArgs& args, CliContext& ctx) {
         worstUlps = std::max(worstUlps, result.worstYUlps);
         worstRstd = std::max(worstRstd, result.worstRstdRelative);
         if (!result.passed || args.verbose) {
-            std::cout << (result.passed ? "  ok    " : "  FAIL  ") << "BT/warps/stages " << configText(result.config)
+            std::cout << (result.passed ? "  ok    " : "  FAIL  ") << "BT/warps/stages " << configText(result.config, ConfigText::Slashes)
                       << "  T=" << result.rows << "  max y error " << result.worstYUlps << " ulp, max rstd error "
                       << result.worstRstdRelative << (result.detail.empty() ? "" : "  " + result.detail) << '\n';
         }
@@ -255,12 +243,6 @@ std::vector<int> parseNbList(const std::string& text) {
         if (nb < 1 || nb > 4096) throw Error("", "", "--nb: NB must be between 1 and 4096 (got " + std::to_string(nb) + ")");
     }
     return list;
-}
-
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    const std::size_t n = values.size();
-    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 std::vector<double> sampleWork(TimedWork& work, int warmup, int samples, bool cold) {
@@ -329,14 +311,14 @@ void runTritonBench(const BenchArgs& args, Device& device, const std::vector<int
         for (const L2NormConfig& config : configs) {
             const TritonVariant* variant = findTritonVariant(scan, config, nb);
             if (!variant) {
-                std::cerr << "  NB " << nb << " " << configText(config) << ": not in the cache (not compiled for this NB)\n";
+                std::cerr << "  NB " << nb << " " << configText(config, ConfigText::Slashes) << ": not in the cache (not compiled for this NB)\n";
                 continue;
             }
             std::unique_ptr<TimedWork> work = device.tritonL2NormWork(loadTritonBinary(*variant), kL2NormDefaultEps);
             const Measurement m = measure(*work, rule, cold);
             char line[256];
             std::snprintf(line, sizeof line, "%4d %8lld %8.1f | %-11s %10.2f %8.2f %8.2f %7d %6.1f  %s\n", nb,
-                          static_cast<long long>(rows), copyM.medianMs * 1e3, configText(config).c_str(),
+                          static_cast<long long>(rows), copyM.medianMs * 1e3, configText(config, ConfigText::Slashes).c_str(),
                           m.medianMs * 1e3, m.p20Ms * 1e3, m.p80Ms * 1e3, m.sampleCount,
                           100.0 * copyM.medianMs / m.medianMs, variant->binarySha256.substr(0, 12).c_str());
             table << line;
@@ -475,9 +457,9 @@ void runBench(const BenchArgs& args, CliContext& ctx) {
         std::snprintf(line, sizeof line,
                       "%4d %8lld | %7.1f %10.0f | %-11s %8.1f %10.0f %6.1f | %-12s %-5s %10.1f [%6.1f - %6.1f] "
                       "%8.1f [%6.1f - %6.1f] %6.1f | %6d\n",
-                      nb, static_cast<long long>(rows), copyMs * 1e3, bytes / copyMs / 1e6, configText(best).c_str(),
+                      nb, static_cast<long long>(rows), copyMs * 1e3, bytes / copyMs / 1e6, configText(best, ConfigText::Slashes).c_str(),
                       bestMs * 1e3, l2normBytes / bestMs / 1e6, 100.0 * copyMs / bestMs,
-                      configText(bestHinted).c_str(), bestHints.empty() ? "dflt" : bestHints.c_str(), finalL2NormMs * 1e3,
+                      configText(bestHinted, ConfigText::Slashes).c_str(), bestHints.empty() ? "dflt" : bestHints.c_str(), finalL2NormMs * 1e3,
                       l2normP20 * 1e3, l2normP80 * 1e3, finalCopyMs * 1e3, copyP20 * 1e3, copyP80 * 1e3,
                       100.0 * finalCopyMs / finalL2NormMs, smClock);
         table << line;

@@ -10,10 +10,10 @@
 #include <sstream>
 
 #include "commands.hpp"
-#include "tunescope/errors.hpp"
-#include "tunescope/gemm_backend.hpp"
-#include "tunescope/gemm_explorer.hpp"
-#include "tunescope/json_io.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/base/json_io.hpp"
+#include "tunescope/gemm/gemm_driver.hpp"
+#include "tunescope/gemm/gemm_explorer.hpp"
 
 namespace tunescope::cli {
 

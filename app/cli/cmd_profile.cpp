@@ -9,17 +9,17 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "tunescope/device.hpp"
-#include "tunescope/diff.hpp"
-#include "tunescope/errors.hpp"
-#include "tunescope/fla_cache.hpp"
-#include "tunescope/json_io.hpp"
-#include "tunescope/json_layout.hpp"
-#include "tunescope/lookup.hpp"
-#include "tunescope/profile.hpp"
-#include "tunescope/report.hpp"
-#include "tunescope/triton_cache.hpp"
-#include "tunescope/validation.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/base/json_io.hpp"
+#include "tunescope/base/json_layout.hpp"
+#include "tunescope/device/device.hpp"
+#include "tunescope/formats/diff.hpp"
+#include "tunescope/formats/fla_cache.hpp"
+#include "tunescope/formats/lookup.hpp"
+#include "tunescope/formats/profile.hpp"
+#include "tunescope/formats/report.hpp"
+#include "tunescope/formats/triton_cache.hpp"
+#include "tunescope/formats/validation.hpp"
 
 namespace tunescope::cli {
 

@@ -6,10 +6,10 @@
 #include <string>
 
 #include "commands.hpp"
-#include "tunescope/canonical_json.hpp"
-#include "tunescope/errors.hpp"
-#include "tunescope/hashing.hpp"
-#include "tunescope/signing.hpp"
+#include "tunescope/base/canonical_json.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/base/hashing.hpp"
+#include "tunescope/formats/signing.hpp"
 
 namespace tunescope::cli {
 namespace {

@@ -17,20 +17,21 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "tunescope/cluster_env.hpp"
-#include "tunescope/device.hpp"
-#include "tunescope/errors.hpp"
-#include "tunescope/hashing.hpp"
-#include "tunescope/head_to_head.hpp"
-#include "tunescope/json_io.hpp"
-#include "tunescope/profile.hpp"
-#include "tunescope/promote.hpp"
-#include "tunescope/results.hpp"
-#include "tunescope/run_compare.hpp"
-#include "tunescope/shard_audit.hpp"
-#include "tunescope/sweep.hpp"
-#include "tunescope/triton_binaries.hpp"
-#include "tunescope/validation.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/base/text_fields.hpp"
+#include "tunescope/base/hashing.hpp"
+#include "tunescope/base/json_io.hpp"
+#include "tunescope/device/device.hpp"
+#include "tunescope/device/triton_binaries.hpp"
+#include "tunescope/formats/profile.hpp"
+#include "tunescope/formats/validation.hpp"
+#include "tunescope/sweep/cluster_env.hpp"
+#include "tunescope/sweep/head_to_head.hpp"
+#include "tunescope/sweep/promote.hpp"
+#include "tunescope/sweep/results.hpp"
+#include "tunescope/sweep/run_compare.hpp"
+#include "tunescope/sweep/shard_audit.hpp"
+#include "tunescope/sweep/sweep.hpp"
 
 namespace tunescope::cli {
 namespace {
@@ -82,16 +83,6 @@ std::string formatDuration(double seconds) {
     return text;
 }
 
-std::string formatUs(double ms) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2f us", ms * 1000.0);
-    return text;
-}
-
-std::string shortConfig(const L2NormConfig& c) {
-    return std::to_string(c.blockRows) + "/" + std::to_string(c.numWarps) + "/" + std::to_string(c.numStages);
-}
-
 // Progress on stderr: a line rewritten in place on a terminal, otherwise at most one line every 2 s (plus every
 // failure and the last item), so logs of batch jobs stay readable.
 class ProgressPrinter {
@@ -106,7 +97,7 @@ public:
         if (tagDevices_ && p.device) line << p.device->backend << ":" << p.device->index << " ";
         line << "NB " << p.shape->nb << " r" << (p.round + 1) << "/" << p.rounds << " ";
         if (p.item->kind == ResultRecord::Kind::Copy) line << "copy";
-        else line << "BT/warps/stages " << shortConfig(p.item->config);
+        else line << "BT/warps/stages " << configText(p.item->config, ConfigText::Slashes);
         if (p.record) {
             line << " " << formatUs(p.record->m.medianMs) << " [p20-p80 " << formatUs(p.record->m.p20Ms) << " - "
                  << formatUs(p.record->m.p80Ms) << "] +-" << std::fixed;
@@ -231,7 +222,7 @@ SweepPlan buildPlan(const SweepArgs& a, CLI::App& sub) {
         if (plan.grid.empty()) throw Error(a.grid, "", "the grid file lists no configs");
         for (const L2NormConfig& c : plan.grid)
             if (std::string why; !isLegalConfig(c, &why))
-                throw Error(a.grid, "", "grid config " + describe(c) + " is illegal: " + why);
+                throw Error(a.grid, "", "grid config " + configText(c) + " is illegal: " + why);
     } else if (fromLists) {
         plan.grid = gridFromLists(parseIntList(a.bt.empty() ? "8,16,32,64,128" : a.bt, "--bt"),
                                   parseIntList(a.warps.empty() ? "1,2,4,8,16" : a.warps, "--warps"),
@@ -284,14 +275,14 @@ void printSummary(const std::filesystem::path& out, const SweepPlan& plan) {
         const std::string spread = "[" + formatUs(r->m.p20Ms) + " - " + formatUs(r->m.p80Ms) + "]";
         const std::string rounds = formatUs(r->m.ciLowMs) + " - " + formatUs(r->m.ciHighMs);
         std::snprintf(line, sizeof line, "%-3d %-9lld %-21s %-11s %-18s %-22s %-6.0f %-8s %-5zu %d\n", key.first,
-                      static_cast<long long>(key.second), shortConfig(r->config).c_str(), formatUs(r->m.medianMs).c_str(),
+                      static_cast<long long>(key.second), configText(r->config, ConfigText::Slashes).c_str(), formatUs(r->m.medianMs).c_str(),
                       spread.c_str(), rounds.c_str(), r->gbps,
                       fraction > 0 ? (std::to_string(static_cast<int>(fraction * 100 + 0.5)) + "%").c_str() : "-",
                       decision.ties.size(), decision.rounds);
         std::cout << line;
         if (decision.ties.size() > 1) {
             std::cout << "    tie set:";
-            for (const ResultRecord* t : decision.ties) std::cout << " " << shortConfig(t->config);
+            for (const ResultRecord* t : decision.ties) std::cout << " " << configText(t->config, ConfigText::Slashes);
             std::cout << '\n';
         }
     }
@@ -322,15 +313,15 @@ void printSummary(const std::filesystem::path& out, const SweepPlan& plan) {
         char line[300];
         if (!row.policy) {
             std::snprintf(line, sizeof line, "%-3d %-9lld %-15s not measured\n", row.nb, static_cast<long long>(row.rows),
-                          shortConfig(row.policyConfig).c_str());
+                          configText(row.policyConfig, ConfigText::Slashes).c_str());
         } else {
             char interval[64];
             std::snprintf(interval, sizeof interval, "[%.4f, %.4f]", row.regretLow, row.regretHigh);
             const std::string spread = formatUs(row.policy->m.medianMs) + " [" + formatUs(row.policy->m.p20Ms) + " - " +
                                        formatUs(row.policy->m.p80Ms) + "]";
             std::snprintf(line, sizeof line, "%-3d %-9lld %-15s %-32s %-15s x%-7.4f %-19s %-10s %s\n", row.nb,
-                          static_cast<long long>(row.rows), shortConfig(row.policyConfig).c_str(), spread.c_str(),
-                          shortConfig(row.best->config).c_str(), row.regret, interval, toString(row.verdict).c_str(),
+                          static_cast<long long>(row.rows), configText(row.policyConfig, ConfigText::Slashes).c_str(), spread.c_str(),
+                          configText(row.best->config, ConfigText::Slashes).c_str(), row.regret, interval, toString(row.verdict).c_str(),
                           row.withinNoise ? "yes" : "no");
         }
         std::cout << line;
@@ -393,8 +384,8 @@ void printKernelAgreement(const std::string& standinOut, const std::string& trit
         if (nb.rankCorrelation) std::snprintf(rho, sizeof rho, "%.3f", *nb.rankCorrelation);
         char line[200];
         std::snprintf(line, sizeof line, "%-4d %-17s %-13s %-9s %-8zu %s\n", nb.nb,
-                      nb.winnerA ? shortConfig(*nb.winnerA).c_str() : "-",
-                      nb.winnerB ? shortConfig(*nb.winnerB).c_str() : "-", rho, nb.rankedConfigs,
+                      nb.winnerA ? configText(*nb.winnerA, ConfigText::Slashes).c_str() : "-",
+                      nb.winnerB ? configText(*nb.winnerB, ConfigText::Slashes).c_str() : "-", rho, nb.rankedConfigs,
                       nb.winnerA && nb.winnerB ? (*nb.winnerA == *nb.winnerB ? "yes" : "no") : "-");
         std::cout << line;
     }
@@ -611,8 +602,8 @@ int printHeadToHead(const HeadToHeadReport& report) {
         }
         char line[320];
         std::snprintf(line, sizeof line, "%-3d %-9lld %-10s %-10s %-17s %-16s %-7s %-19s %-10s %-7d %s\n", row.nb,
-                      static_cast<long long>(row.rows), shortConfig(row.candidate).c_str(),
-                      shortConfig(row.baseline).c_str(), median(row.candidateRecord).c_str(),
+                      static_cast<long long>(row.rows), configText(row.candidate, ConfigText::Slashes).c_str(),
+                      configText(row.baseline, ConfigText::Slashes).c_str(), median(row.candidateRecord).c_str(),
                       median(row.baselineRecord).c_str(), ratio.c_str(), interval.c_str(), control.c_str(), row.rounds,
                       toString(row.verdict).c_str());
         std::cout << line;
@@ -979,16 +970,16 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx) {
                 const ShapeDecision d = decideShape(records, threshold);
                 std::map<std::string, const ResultRecord*> firstReplica;
                 for (const ResultRecord* r : records)
-                    if (r->replica == 0) firstReplica[describe(r->config)] = r;
+                    if (r->replica == 0) firstReplica[configText(r->config)] = r;
                 for (const ResultRecord* r : records) {
                     if (r->replica == 0) continue;
-                    const auto base = firstReplica.find(describe(r->config));
+                    const auto base = firstReplica.find(configText(r->config));
                     if (base == firstReplica.end()) continue;
                     const PairedComparison paired = comparePairedRecords(*r, *base->second, d);
                     ++pairs;
                     if (paired.verdict == Comparison::Faster || paired.verdict == Comparison::Slower) {
                         ++decisive;
-                        std::cout << "NB " << shape.first << " " << describe(r->config) << " replica " << r->replica
+                        std::cout << "NB " << shape.first << " " << configText(r->config) << " replica " << r->replica
                                   << ": " << toString(paired.verdict) << " (" << paired.reason << ")\n";
                     }
                     same += paired.verdict == Comparison::Same ? 1 : 0;
@@ -1022,8 +1013,8 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx) {
             const bool sameConfig = pickA.first == pickB->second.first;
             const bool mutualTie = contains(pickB->second.second, pickA.first) && contains(pickA.second, pickB->second.first);
             agree += sameConfig || mutualTie ? 1 : 0;
-            std::cout << "NB " << nb << ": " << shortConfig(pickA.first) << " (" << pickA.second.size() << " ties) vs "
-                      << shortConfig(pickB->second.first) << " (" << pickB->second.second.size() << " ties): "
+            std::cout << "NB " << nb << ": " << configText(pickA.first, ConfigText::Slashes) << " (" << pickA.second.size() << " ties) vs "
+                      << configText(pickB->second.first, ConfigText::Slashes) << " (" << pickB->second.second.size() << " ties): "
                       << (sameConfig ? "same config" : mutualTie ? "each in the other's tie set" : "DIFFERENT") << '\n';
         }
         if (compared == 0) {

@@ -4,8 +4,8 @@
 #include <iostream>
 
 #include "commands.hpp"
-#include "tunescope/errors.hpp"
-#include "tunescope/version.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/base/version.hpp"
 
 int main(int argc, char** argv) {
     using namespace tunescope;

@@ -8,7 +8,7 @@
 
 #include "mainwindow.hpp"
 #include "screenshots.hpp"
-#include "tunescope/version.hpp"
+#include "tunescope/base/version.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "tunescope/device.hpp"
+#include "tunescope/device/device.hpp"
 
 namespace tunescope::triton {
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "triton_module.hpp"
-#include "tunescope/errors.hpp"
+#include "tunescope/base/errors.hpp"
 
 namespace tunescope::triton {
 namespace {

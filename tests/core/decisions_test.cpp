@@ -18,13 +18,13 @@
 #include <sstream>
 #include <string>
 
-#include "tunescope/fla_cache.hpp"
-#include "tunescope/hashing.hpp"
-#include "tunescope/head_to_head.hpp"
-#include "tunescope/profile.hpp"
-#include "tunescope/promote.hpp"
-#include "tunescope/results.hpp"
-#include "tunescope/sweep.hpp"
+#include "tunescope/base/hashing.hpp"
+#include "tunescope/formats/fla_cache.hpp"
+#include "tunescope/formats/profile.hpp"
+#include "tunescope/sweep/head_to_head.hpp"
+#include "tunescope/sweep/promote.hpp"
+#include "tunescope/sweep/results.hpp"
+#include "tunescope/sweep/sweep.hpp"
 
 using namespace tunescope;
 

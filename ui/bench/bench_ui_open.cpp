@@ -26,11 +26,6 @@ using namespace tunescope::ui;
 
 namespace {
 
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    return values.empty() ? 0 : values[values.size() / 2];
-}
-
 // Reads every cell of the table (what painting the visible part costs, and more).
 void touchTable(PolicyTableModel* model) {
     for (int row = 0; row < model->rowCount(); ++row)

@@ -8,8 +8,8 @@
 #include <random>
 #include <vector>
 
-#include "tunescope/results.hpp"
-#include "tunescope/sweep.hpp"
+#include "tunescope/sweep/results.hpp"
+#include "tunescope/sweep/sweep.hpp"
 
 namespace tunescope::synthetic {
 

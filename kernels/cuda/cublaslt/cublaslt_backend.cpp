@@ -20,9 +20,9 @@
 
 #include "gemm_kernels.hpp"
 #include "nvml_device.hpp"
-#include "tunescope/errors.hpp"
-#include "tunescope/gemm_backend.hpp"
-#include "tunescope/hashing.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/base/hashing.hpp"
+#include "tunescope/gemm/gemm_backend.hpp"
 
 namespace tunescope::gemm {
 namespace {

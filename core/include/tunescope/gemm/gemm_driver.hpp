@@ -1,0 +1,87 @@
+#pragma once
+// The exploration driver: runs the explorer's stages (heuristics, capabilities, split-k checks, the guided search,
+// the screen and the confirm rounds) on a GemmBackend, and replays a report's selection (docs/explorer.md).
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tunescope/gemm/gemm_backend.hpp"
+#include "tunescope/gemm/gemm_explorer.hpp"
+
+namespace tunescope::gemm {
+
+// ---------------------------------------------------------------------------------------------------------------
+// The exploration driver
+// ---------------------------------------------------------------------------------------------------------------
+
+struct ExploreOptions {
+    GemmSpec spec;
+    SelectionRule rule;
+    double budgetSeconds = 60.0;   // the whole exploration, setup to selection
+    std::uint64_t dataSeed = 20261202;
+    int screenCandidates = 16;     // the best of the search's first pass, re-screened against the top
+    int screenPasses = 2;          // randomly ordered passes of the screen (the search's first pass is one more)
+    int finalists = 3;             // confirmed against the top (requested configs come on top of these)
+    ConfirmSettings confirm;
+    bool coldL2 = true;
+    SearchOptions search;          // clusterShapeIds/workspaceCap filled in from the device and spec
+    // Configurations to time whatever the search does (e.g. a winner claimed elsewhere); they are always finalists
+    // when they pass AlgoCheck, run and meet the parity rule.
+    std::vector<AlgoConfig> requestedConfigs;
+};
+
+using ExploreProgressFn = std::function<void(const std::string&)>;
+
+// Runs the whole exploration. When nothing can be measured (unsupported spec, too little memory, no heuristic
+// answer, the baseline fails) it returns early with `failure` set and what it had; failures of single algorithms
+// are recorded in the candidates. Throws Error only for an invalid spec.
+ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& options,
+                                 const ExploreProgressFn& progress = {});
+
+// The confirm stage on its own (explore and replay both use it): entries[0] is the heuristic top, the A/A control
+// (the top again) is added, and every entry gets a block in each round, in one regime. Rounds come in ABBA pairs (a
+// fresh random order, then it reversed). Returns one measurement per entry, each finalist paired per round with the
+// geometric mean of the two top blocks, and the A/A control last (its second top block over the first); an entry
+// whose block failed has its error set instead.
+struct ConfirmEntry {
+    RawAlgo raw{};
+    std::uint64_t workspaceBytes = 0;
+    double estimateMs = 1.0;  // expected time per launch (sizes the blocks)
+};
+struct ConfirmRun {
+    std::vector<RegimeMeasurement> entries;  // entries.size() + 1: the last is the A/A control
+    std::vector<std::string> errors;         // per entry, empty when it ran
+    std::vector<PowerWindow> power;          // sustained: per entry, its blocks summed up
+    double seconds = 0.0;
+    std::vector<std::size_t> extended;       // entries given the sequential confirm's extra rounds
+    int extraRounds = 0;                     // how many rounds were added to them
+};
+ConfirmRun runConfirm(GemmBackend& backend, const std::vector<ConfirmEntry>& entries, Regime regime,
+                      const ConfirmSettings& settings, std::uint64_t orderSeed);
+// runConfirm, then the sequential step: entries (not the top) whose gain interval has its lower end below
+// `thresholdPercent` and its upper end at or above it get settings.extraRounds more rounds with the top and the A/A
+// control (at most settings.extraMaxEntries, highest gain first), appended to their first rounds; their gains and
+// the A/A's are recomputed over all rounds. Nothing is added when the A/A control already fails (99%).
+ConfirmRun runSequentialConfirm(GemmBackend& backend, const std::vector<ConfirmEntry>& entries, Regime regime,
+                                const ConfirmSettings& settings, std::uint64_t orderSeed, double thresholdPercent);
+
+struct ReplayOutcome {
+    bool versionMatches = false;
+    std::string refusal;  // set when it refused (version mismatch, AlgoCheck failed)
+    FinalMeasurement selected, baseline;  // sustained blocks
+    std::optional<RegimeMeasurement> sustained, burst;      // the selection against the top
+    std::optional<RegimeMeasurement> aaSustained, aaBurst;  // the A/A control
+    double gainPercent = 0.0;  // sustained paired gain
+    std::string verdict;       // FASTER / SLOWER / SAME (interval vs 0), or TOO NOISY (the A/A excluded 0)
+    std::string sha256;
+    bool sha256MatchesReport = false;
+    std::optional<PowerWindow> baselinePower;  // the heuristic top's sustained blocks
+};
+
+// Re-runs the explorer's confirm stage (both regimes) on the report's selection against its baseline.
+ReplayOutcome runReplay(GemmBackend& backend, const ReplayPlan& plan, const ConfirmSettings& settings,
+                        const ExploreProgressFn& progress = {});
+
+}  // namespace tunescope::gemm

@@ -1,0 +1,1037 @@
+// The exploration driver: heuristics -> explicit split-k checks -> first pass of the heuristic answers -> guided
+// search (first pass against interleaved heuristic-top items) -> screen (randomly ordered passes) -> confirm
+// (finalists, top and A/A control in ABBA rounds of blocks; sustained and burst after idle) -> selection on the
+// paired per-round gain's interval (docs/explorer.md). Everything measured is kept in the result, also when single
+// algorithms fail.
+#include "tunescope/gemm/gemm_driver.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iomanip>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include <sys/utsname.h>
+
+#include "tunescope/base/errors.hpp"
+#include "tunescope/device/measurement.hpp"
+
+namespace tunescope::gemm {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string mib(std::uint64_t bytes) {
+    std::ostringstream out;
+    out << double(bytes) / double(kMiB) << " MiB";
+    return out.str();
+}
+
+std::string fmt(double value, int digits = 3) {
+    std::ostringstream out;
+    out.setf(std::ios::fixed);
+    out.precision(digits);
+    out << value;
+    return out.str();
+}
+
+// SHA-256 futures by candidate index, resolved when the result is complete.
+using ShaFutures = std::map<int, std::shared_future<std::string>>;
+
+// Item order of a batch of n candidates: the heuristic top (-1) first, after every `every` candidates and last,
+// so that each candidate is judged against top items measured in the same stretch of time. Trailing top items are
+// dropped when the batch would not fit `limit`.
+std::vector<int> interleavedLayout(int n, int every, int limit) {
+    std::vector<int> layout{-1};
+    for (int i = 0; i < n; ++i) {
+        layout.push_back(i);
+        if ((i + 1) % every == 0 || i == n - 1) layout.push_back(-1);
+    }
+    while (int(layout.size()) > limit && !layout.empty() && layout.back() == -1) layout.pop_back();
+    return layout;
+}
+
+// The most candidates whose interleaved batch fits `limit` items (at least 1).
+int candidatesPerBatch(int limit, int every) {
+    int best = 1;
+    for (int n = 1; n <= limit; ++n)
+        if (int(interleavedLayout(n, every, 1 << 30).size()) <= limit) best = n;
+    return best;
+}
+
+constexpr int kTopEvery = 4;  // a heuristic-top item after every 4 candidates
+
+// First pass of a batch of candidates, back to back on the GPU (GemmBackend::firstPass), with the heuristic top
+// interleaved. Fills each candidate's firstPass (medianMs, relativeToTop) and parity, or its error; with
+// `ratios` set it records only the ratio to the neighbouring top items there (the screen) and keeps firstPass.
+void evaluateRelative(GemmBackend& backend, std::vector<Candidate>& batch, const Candidate& top,
+                      std::uint64_t workspaceBytes, int warmups, int samples, int limit, ShaFutures& shas,
+                      std::map<int, double>* ratios = nullptr) {
+    const std::vector<int> layout = interleavedLayout(int(batch.size()), kTopEvery, std::max(1, limit));
+    std::vector<GemmBackend::FirstPassItem> items;
+    for (int slot : layout) {
+        GemmBackend::FirstPassItem item;
+        item.raw = slot < 0 ? top.raw : batch[std::size_t(slot)].raw;
+        item.workspaceBytes = workspaceBytes;
+        item.warmups = warmups;
+        item.samples = samples;
+        items.push_back(item);
+    }
+    std::vector<GemmBackend::FirstPassResult> results;
+    try {
+        results = backend.firstPass(items);
+    } catch (const std::exception& e) {
+        if (!ratios)
+            for (auto& c : batch) c.error = e.what();
+        return;
+    }
+    auto itemMedian = [&](std::size_t i) {
+        return i < results.size() && results[i].error.empty() && !results[i].samplesMs.empty()
+                   ? median(results[i].samplesMs)
+                   : 0.0;
+    };
+    const double topReference = top.firstPass ? top.firstPass->medianMs : 0.0;
+    for (std::size_t i = 0; i < layout.size() && i < results.size(); ++i) {
+        if (layout[i] < 0) continue;
+        Candidate& c = batch[std::size_t(layout[i])];
+        const auto& r = results[i];
+        // The nearest top items before and after it in the batch.
+        double topSum = 0.0;
+        int topCount = 0;
+        for (std::size_t j = i; j-- > 0;)
+            if (layout[j] < 0) {
+                if (const double t = itemMedian(j); t > 0) topSum += t, ++topCount;
+                break;
+            }
+        for (std::size_t j = i + 1; j < layout.size(); ++j)
+            if (layout[j] < 0) {
+                if (const double t = itemMedian(j); t > 0) topSum += t, ++topCount;
+                break;
+            }
+        const double median = itemMedian(i);
+        const double relative = median > 0 && topCount ? median / (topSum / topCount) : 0.0;
+        if (ratios) {
+            if (relative > 0) (*ratios)[c.index] = relative;
+            continue;
+        }
+        if (!r.error.empty() || r.samplesMs.empty()) {
+            c.error = r.error.empty() ? "no samples" : r.error;
+            continue;
+        }
+        FirstPass pass;
+        pass.samplesMs = r.samplesMs;
+        pass.medianMs = median;
+        pass.warmups = warmups;
+        pass.smClockMHz = r.smClockMHz;
+        pass.relativeToTop = relative;
+        pass.topReferenceMs = topReference;
+        c.firstPass = pass;
+        c.error.clear();
+        c.parity = r.parity.parity;
+        shas[c.index] = r.parity.sha256;
+    }
+}
+
+// The baseline's own first pass: it becomes the reference output.
+void evaluateBaseline(GemmBackend& backend, Candidate& base, std::uint64_t workspaceBytes, int samples,
+                      ShaFutures& shas) {
+    GemmBackend::FirstPassItem item;
+    item.raw = base.raw;
+    item.workspaceBytes = workspaceBytes;
+    item.warmups = 2;
+    item.samples = samples;
+    item.makeBaseline = true;
+    try {
+        const auto results = backend.firstPass({item});
+        if (results.empty() || !results[0].error.empty() || results[0].samplesMs.empty()) {
+            base.error = results.empty() || results[0].error.empty() ? "no samples" : results[0].error;
+            return;
+        }
+        FirstPass pass;
+        pass.samplesMs = results[0].samplesMs;
+        pass.medianMs = median(pass.samplesMs);
+        pass.warmups = 2;
+        pass.smClockMHz = results[0].smClockMHz;
+        base.firstPass = pass;
+        base.error.clear();
+        base.parity = results[0].parity.parity;
+        shas[base.index] = results[0].parity.sha256;
+    } catch (const std::exception& e) {
+        base.error = e.what();
+    }
+}
+
+std::string platformName() {
+    utsname u{};
+    if (uname(&u) != 0) return "unknown";
+    return std::string(u.sysname) + "-" + u.release + "-" + u.machine;
+}
+
+std::string describeGain(const PairedGain& g) {
+    if (!g.valid()) return "no paired rounds";
+    std::ostringstream out;
+    out.setf(std::ios::fixed);
+    out.precision(2);
+    out << std::showpos << g.gainPercent << "% [" << g.lowPercent << ", " << g.highPercent << "]" << std::noshowpos
+        << ", faster in " << g.roundsFaster << " of " << g.rounds << " rounds";
+    return out.str();
+}
+
+// The sustained blocks of one entry as the finalist's time summary (what the GUI plots).
+FinalMeasurement finalFromBlocks(const RegimeMeasurement& m) {
+    FinalMeasurement f;
+    std::vector<double> v = m.msPerRound;
+    std::sort(v.begin(), v.end());
+    f.medianMs = median(v);
+    f.p20Ms = v.empty() ? 0.0 : quantileSorted(v, 0.2);
+    f.p80Ms = v.empty() ? 0.0 : quantileSorted(v, 0.8);
+    f.noise = f.medianMs > 0 ? (f.p80Ms - f.p20Ms) / f.medianMs : 1.0;
+    f.samples = int(v.size());
+    double clock = 0.0;
+    int clocks = 0;
+    for (double c : m.smClockMHzPerRound)
+        if (c > 0) clock += c, ++clocks;
+    f.meanSmClockMHz = clocks ? clock / clocks : -1.0;
+    if (m.vsTop.valid())
+        f.verdictVsBaseline = m.vsTop.lowPercent > 0 ? "FASTER" : m.vsTop.highPercent < 0 ? "SLOWER" : "SAME";
+    return f;
+}
+
+std::string powerLine(const std::string& who, const PowerWindow& w) {
+    std::ostringstream line;
+    line.precision(1);
+    line << std::fixed << "power " << who << ": ";
+    if (!w.error.empty()) return line.str() + "failed: " + w.error;
+    line << std::setprecision(3) << w.msPerLaunch << " ms/launch" << std::setprecision(1);
+    if (w.meanPowerW > 0) line << ", " << w.meanPowerW << " W";
+    if (w.powerLimitW > 0) line << " of " << w.powerLimitW << " W";
+    if (w.joulesPerLaunch > 0) line << ", " << std::setprecision(3) << w.joulesPerLaunch << " J/launch";
+    if (w.meanSmClockMHz > 0)
+        line << ", " << std::setprecision(0) << w.meanSmClockMHz << " MHz, " << std::setprecision(2)
+             << w.megacyclesPerLaunch << " Mcycles/launch";
+    if (w.powerLimited()) line << " (power-limited)";
+    return line.str();
+}
+
+// Seconds the confirm stage will take for `entries` entries (A/A included) in one regime.
+double confirmSeconds(const ConfirmSettings& s, Regime regime, int entries, double msPerLaunch) {
+    if (regime == Regime::Burst)
+        return double(s.burstRounds) * entries * (s.burstIdleSeconds + s.burstLaunches * msPerLaunch / 1000.0 + 0.01);
+    return s.preheatSeconds + double(s.rounds) * entries * (s.blockSeconds + s.warmupSeconds + 0.01);
+}
+
+}  // namespace
+
+ConfirmRun runConfirm(GemmBackend& backend, const std::vector<ConfirmEntry>& entriesIn, Regime regime,
+                      const ConfirmSettings& settings, std::uint64_t orderSeed) {
+    const auto start = Clock::now();
+    ConfirmRun run;
+    if (entriesIn.empty()) throw Error("", "", "the confirm stage needs the heuristic top as its first entry");
+    std::vector<ConfirmEntry> entries = entriesIn;
+    entries.push_back(entriesIn.front());  // the A/A control: the top entered twice
+    const std::size_t n = entries.size();
+    run.entries.assign(n, RegimeMeasurement{});
+    run.errors.assign(n, std::string());
+    for (auto& m : run.entries) m.regime = regime;
+    const int rounds = std::max(2, regime == Regime::Burst ? settings.burstRounds : settings.rounds);
+
+    // Balanced in pairs of rounds (ABBA): a fresh random order, then the same order reversed, so that a linear
+    // drift over a pair cancels for every entry, and a drift that repeats with the rounds' period (a fixed order
+    // or a rotation would lock onto it, biasing position against position) becomes noise the interval sees.
+    std::mt19937_64 rng(orderSeed);
+    std::vector<std::vector<std::size_t>> orders;
+    std::vector<std::size_t> order(n);
+    for (int round = 0; round < rounds; ++round) {
+        if (round % 2 == 0) {
+            for (std::size_t i = 0; i < n; ++i) order[i] = i;
+            std::shuffle(order.begin(), order.end(), rng);
+        } else {
+            std::reverse(order.begin(), order.end());
+        }
+        orders.push_back(order);
+    }
+
+    std::vector<GemmBackend::Block> blocks;
+    for (const auto& order : orders)
+        for (std::size_t e : order) {
+            GemmBackend::Block b;
+            b.raw = entries[e].raw;
+            b.workspaceBytes = entries[e].workspaceBytes;
+            const double ms = std::max(entries[e].estimateMs, 1e-3);
+            if (regime == Regime::Burst) {
+                b.idleBeforeSeconds = settings.burstIdleSeconds;
+                b.warmups = 0;
+                b.launches = std::max(1, settings.burstLaunches);
+            } else {
+                b.warmups = int(std::clamp(std::ceil(1000.0 * settings.warmupSeconds / ms), 2.0, 1e6));
+                b.launches = int(std::clamp(std::ceil(1000.0 * settings.blockSeconds / ms), 3.0, 1e7));
+            }
+            blocks.push_back(b);
+        }
+    if (regime == Regime::Sustained && settings.preheatSeconds > 0) {
+        // The card's steady power state first: the top back to back (one block whose results are discarded).
+        GemmBackend::Block warm;
+        warm.raw = entries[0].raw;
+        warm.workspaceBytes = entries[0].workspaceBytes;
+        warm.warmups = int(std::clamp(std::ceil(1000.0 * settings.preheatSeconds / std::max(entries[0].estimateMs, 1e-3)),
+                                      1.0, 1e7));
+        warm.launches = 1;
+        blocks.insert(blocks.begin(), warm);
+    }
+    const std::size_t skip = blocks.size() - std::size_t(rounds) * n;
+    std::vector<GemmBackend::BlockResult> results;
+    try {
+        results = backend.runBlocks(blocks);
+    } catch (const std::exception& e) {
+        for (auto& err : run.errors) err = e.what();
+        run.seconds = secondsSince(start);
+        return run;
+    }
+    std::vector<PowerWindow> power(n);
+    std::vector<std::vector<double>> clocks(n), powerReadings(n);
+    std::vector<double> energy(n, 0.0);
+    std::vector<bool> energyKnown(n, true);
+    for (int round = 0; round < rounds; ++round)
+        for (std::size_t p = 0; p < n; ++p) {
+            const std::size_t e = orders[std::size_t(round)][p];
+            const std::size_t i = skip + std::size_t(round) * n + p;
+            if (i >= results.size() || !results[i].error.empty() || !(results[i].medianMsPerLaunch > 0)) {
+                if (run.errors[e].empty())
+                    run.errors[e] = i < results.size() && !results[i].error.empty() ? results[i].error : "no result";
+                continue;
+            }
+            const GemmBackend::BlockResult& r = results[i];
+            RegimeMeasurement& m = run.entries[e];
+            m.msPerRound.push_back(r.medianMsPerLaunch);
+            m.joulesPerRound.push_back(r.joulesPerLaunch);
+            m.smClockMHzPerRound.push_back(r.meanSmClockMHz);
+            PowerWindow& w = power[e];
+            w.launches += r.launches;
+            w.seconds += r.seconds;
+            w.readings += r.readings;
+            w.powerCapReadings += r.powerCapReadings;
+            w.clockEventReasons |= r.clockEventReasons;
+            if (r.powerLimitW > 0) w.powerLimitW = r.powerLimitW;
+            if (r.meanSmClockMHz > 0) clocks[e].push_back(r.meanSmClockMHz);
+            if (r.meanPowerReadingW > 0) powerReadings[e].push_back(r.meanPowerReadingW);
+            if (r.joulesPerLaunch > 0)
+                energy[e] += r.joulesPerLaunch * r.launches;
+            else
+                energyKnown[e] = false;
+        }
+    // Pair every finalist with the geometric mean of the round's two top blocks (they sit at different places in
+    // the round, so drift within a round cancels better than against one of them); the A/A control pairs the two
+    // top blocks with each other.
+    const std::size_t aa = n - 1;
+    if (run.errors[0].empty() && run.errors[aa].empty() &&
+        run.entries[0].msPerRound.size() == run.entries[aa].msPerRound.size()) {
+        std::vector<double> reference;
+        for (std::size_t i = 0; i < run.entries[0].msPerRound.size(); ++i)
+            reference.push_back(std::sqrt(run.entries[0].msPerRound[i] * run.entries[aa].msPerRound[i]));
+        const std::vector<double> firstTop = run.entries[0].msPerRound;
+        for (std::size_t e = 0; e < n; ++e) {
+            if (!run.errors[e].empty()) continue;
+            RegimeMeasurement& m = run.entries[e];
+            if (e == aa) {
+                m.topMsPerRound = firstTop;
+                m.vsTop = pairedGain(firstTop, m.msPerRound);
+            } else {
+                m.topMsPerRound = reference;
+                if (e > 0 && m.msPerRound.size() == reference.size()) m.vsTop = pairedGain(reference, m.msPerRound);
+            }
+        }
+    } else {
+        for (std::size_t e = 1; e < n; ++e)
+            if (run.errors[e].empty()) run.errors[e] = "the heuristic top's blocks failed: " +
+                                                       (run.errors[0].empty() ? run.errors[aa] : run.errors[0]);
+    }
+    if (regime == Regime::Sustained) {
+        for (std::size_t e = 0; e < n; ++e) {
+            PowerWindow& w = power[e];
+            if (!run.errors[e].empty() || w.launches == 0) {
+                w.error = run.errors[e].empty() ? "no blocks" : run.errors[e];
+                continue;
+            }
+            w.msPerLaunch = w.seconds * 1000.0 / w.launches;
+            if (energyKnown[e] && energy[e] > 0) {
+                w.joulesPerLaunch = energy[e] / w.launches;
+                w.meanPowerW = energy[e] / w.seconds;
+            }
+            auto mean = [](const std::vector<double>& v) {
+                double sum = 0.0;
+                for (double x : v) sum += x;
+                return v.empty() ? -1.0 : sum / double(v.size());
+            };
+            w.meanPowerReadingW = mean(powerReadings[e]);
+            if (w.meanPowerW <= 0 && w.meanPowerReadingW > 0) {
+                w.meanPowerW = w.meanPowerReadingW;
+                w.joulesPerLaunch = w.meanPowerW * w.msPerLaunch / 1000.0;
+            }
+            if (!clocks[e].empty()) {
+                w.meanSmClockMHz = mean(clocks[e]);
+                w.megacyclesPerLaunch = w.msPerLaunch * w.meanSmClockMHz / 1000.0;
+            }
+        }
+        run.power = std::move(power);
+    }
+    run.seconds = secondsSince(start);
+    return run;
+}
+
+namespace {
+
+void appendRounds(RegimeMeasurement& into, const RegimeMeasurement& more) {
+    auto append = [](std::vector<double>& a, const std::vector<double>& b) { a.insert(a.end(), b.begin(), b.end()); };
+    append(into.msPerRound, more.msPerRound);
+    append(into.joulesPerRound, more.joulesPerRound);
+    append(into.smClockMHzPerRound, more.smClockMHzPerRound);
+    append(into.topMsPerRound, more.topMsPerRound);
+}
+
+// Two windows of the same entry as one: launches, time and energy add up; clocks and power readings are weighted
+// by time.
+PowerWindow mergePower(const PowerWindow& a, const PowerWindow& b) {
+    if (!a.error.empty() || a.launches == 0) return b;
+    if (!b.error.empty() || b.launches == 0) return a;
+    PowerWindow w;
+    w.launches = a.launches + b.launches;
+    w.seconds = a.seconds + b.seconds;
+    w.msPerLaunch = w.seconds * 1000.0 / w.launches;
+    if (a.joulesPerLaunch > 0 && b.joulesPerLaunch > 0) {
+        const double joules = a.joulesPerLaunch * a.launches + b.joulesPerLaunch * b.launches;
+        w.joulesPerLaunch = joules / w.launches;
+        w.meanPowerW = joules / w.seconds;
+    }
+    const auto weighted = [&](double x, double y) {
+        if (x > 0 && y > 0) return (x * a.seconds + y * b.seconds) / w.seconds;
+        return x > 0 ? x : y;
+    };
+    w.meanPowerReadingW = weighted(a.meanPowerReadingW, b.meanPowerReadingW);
+    if (w.meanPowerW <= 0) w.meanPowerW = w.meanPowerReadingW;
+    w.powerLimitW = b.powerLimitW > 0 ? b.powerLimitW : a.powerLimitW;
+    w.meanSmClockMHz = weighted(a.meanSmClockMHz, b.meanSmClockMHz);
+    if (w.meanSmClockMHz > 0) w.megacyclesPerLaunch = w.msPerLaunch * w.meanSmClockMHz / 1000.0;
+    w.clockEventReasons = a.clockEventReasons | b.clockEventReasons;
+    w.readings = a.readings + b.readings;
+    w.powerCapReadings = a.powerCapReadings + b.powerCapReadings;
+    return w;
+}
+
+}  // namespace
+
+ConfirmRun runSequentialConfirm(GemmBackend& backend, const std::vector<ConfirmEntry>& entries, Regime regime,
+                                const ConfirmSettings& settings, std::uint64_t orderSeed, double thresholdPercent) {
+    ConfirmRun run = runConfirm(backend, entries, regime, settings, orderSeed);
+    const std::size_t aa = entries.size();
+    if (settings.extraRounds <= 0 || settings.extraMaxEntries <= 0) return run;
+    if (!run.errors[0].empty() || !run.errors[aa].empty()) return run;
+    if (!run.entries[aa].vsTop.valid() || !run.entries[aa].vsTop.containsZero99()) return run;  // too noisy already
+
+    std::vector<std::size_t> undecided;
+    for (std::size_t e = 1; e < aa; ++e) {
+        const PairedGain& g = run.entries[e].vsTop;
+        if (run.errors[e].empty() && g.valid() && g.lowPercent < thresholdPercent && g.highPercent >= thresholdPercent)
+            undecided.push_back(e);
+    }
+    if (undecided.empty()) return run;
+    std::stable_sort(undecided.begin(), undecided.end(), [&](std::size_t a, std::size_t b) {
+        return run.entries[a].vsTop.gainPercent > run.entries[b].vsTop.gainPercent;
+    });
+    if (undecided.size() > std::size_t(settings.extraMaxEntries)) undecided.resize(std::size_t(settings.extraMaxEntries));
+
+    std::vector<ConfirmEntry> more{entries[0]};
+    for (std::size_t e : undecided) more.push_back(entries[e]);
+    ConfirmSettings extra = settings;
+    extra.rounds = settings.extraRounds + settings.extraRounds % 2;  // whole ABBA pairs
+    extra.burstRounds = extra.rounds;
+    const ConfirmRun ext = runConfirm(backend, more, regime, extra, orderSeed ^ 0x9e3779b97f4a7c15ull);
+    run.seconds += ext.seconds;
+    const std::size_t extAa = more.size();
+    if (!ext.errors[0].empty() || !ext.errors[extAa].empty()) return run;  // the first rounds stand alone
+
+    // ext's entry k is run's entry mapping[k]: the top, the undecided ones, then the A/A control.
+    std::vector<std::size_t> mapping{0};
+    mapping.insert(mapping.end(), undecided.begin(), undecided.end());
+    mapping.push_back(aa);
+    for (std::size_t k = 0; k < mapping.size(); ++k) {
+        if (!ext.errors[k].empty()) continue;
+        const std::size_t e = mapping[k];
+        appendRounds(run.entries[e], ext.entries[k]);
+        if (e > 0) run.entries[e].vsTop = pairedGain(run.entries[e].topMsPerRound, run.entries[e].msPerRound);
+        if (e < run.power.size() && k < ext.power.size()) run.power[e] = mergePower(run.power[e], ext.power[k]);
+        if (e != 0 && e != aa) run.extended.push_back(e);
+    }
+    run.extraRounds = extra.rounds;
+    return run;
+}
+
+ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& options,
+                                 const ExploreProgressFn& progress) {
+    const auto start = Clock::now();
+    auto say = [&](const std::string& line) {
+        if (progress) progress(line);
+    };
+    ExplorationResult r;
+    r.spec = options.spec;
+    r.rule = options.rule;
+    r.budgetSeconds = options.budgetSeconds;
+    r.dataSeed = options.dataSeed;
+    r.coldL2 = options.coldL2;
+    r.environment = backend.environment();
+    r.environment.platform = platformName();
+    r.errorsAndUnsupported.push_back(
+        {"Stream-K", false,
+         "CUDA 13 cuBLASLt exposes no documented MatmulAlgoConfig attribute that directly selects Stream-K. Negative "
+         "SPLITK_NUM values returned by heuristics are preserved as undocumented library sentinels, not claimed as "
+         "public Stream-K control."});
+    r.errorsAndUnsupported.push_back(
+        {"inner/cluster shape capabilities", false,
+         "No CUBLASLT_ALGO_CAP_* lists inner or cluster shape ids; the search tries cluster ids 0..51 through "
+         "cublasLtMatmulAlgoCheck and keeps the inner shape the heuristic chose."});
+
+    validateGemmSpec(r.spec);
+    const GemmEnvironment& env = r.environment;
+    say("device: " + env.device + " sm_" + std::to_string(env.ccMajor) + std::to_string(env.ccMinor) + ", " +
+        std::to_string(env.multiprocessors) + " SMs, L2 " + mib(env.l2Bytes) + ", cuBLASLt " +
+        std::to_string(env.cublasLtVersion));
+    auto fail = [&](const std::string& feature, const std::string& why, bool unsupported) {
+        r.errorsAndUnsupported.push_back({feature, false, why});
+        r.failure = why;
+        r.unsupported = unsupported;
+        r.wallSeconds = secondsSince(start);
+        say("stopped: " + why);
+        return r;
+    };
+    if (const std::string why = backend.unsupportedReason(r.spec); !why.empty())
+        return fail(toString(r.spec.dtype) + " " + toString(r.spec.layout) + " on sm_" + std::to_string(env.ccMajor) +
+                        std::to_string(env.ccMinor),
+                    why, true);
+
+    say("preparing " + describe(r.spec) + ": random inputs, FP32 reference on the GPU");
+    try {
+        backend.prepare(r.spec, r.dataSeed);
+    } catch (const std::exception& e) {
+        return fail("prepare", e.what(), false);
+    }
+    r.rotatingBufferSets = backend.rotatingSets();
+    r.rotatingBytes = backend.rotatingBytes();
+    const std::uint64_t cap = r.spec.maxWorkspaceBytes();
+    r.baselineWorkspaceBytes = cap;
+
+    // Heuristics per workspace cap.
+    std::vector<std::uint64_t> caps = r.spec.workspaceBytes;
+    for (std::uint64_t ws : caps) {
+        HeuristicSet set = backend.heuristics(ws, r.spec.heuristicCount);
+        say("heuristics at " + mib(ws) + ": " + std::to_string(set.returnedCount) + " of " +
+            std::to_string(set.requestedCount) +
+            (set.algorithms.empty() ? "" : ", top: " + set.algorithms.front().config.describe()));
+        if (set.apiStatus != 0)
+            r.errorsAndUnsupported.push_back({"heuristics at " + mib(ws), false, set.error});
+        r.heuristics.push_back(std::move(set));
+    }
+
+    // Candidates from the heuristics, the top at the largest cap first (the baseline).
+    std::vector<std::size_t> order(r.heuristics.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return r.heuristics[a].maxWorkspaceBytes > r.heuristics[b].maxWorkspaceBytes;
+    });
+    std::set<AlgoConfig> seen;
+    std::map<int, AlgoCapabilities> capsById;
+    for (std::size_t i : order) {
+        const HeuristicSet& set = r.heuristics[i];
+        for (std::size_t rank = 0; rank < set.algorithms.size(); ++rank) {
+            const HeuristicAlgo& h = set.algorithms[rank];
+            if (h.capabilities.read && !capsById.count(h.config.algorithmId))
+                capsById[h.config.algorithmId] = h.capabilities;
+            if (h.state != 0 || h.apiStatus != 0 || !seen.insert(h.config).second) continue;
+            Candidate c;
+            c.index = int(r.candidates.size());
+            c.config = h.config;
+            c.raw = h.raw;
+            c.requiredWorkspaceBytes = h.requiredWorkspaceBytes;
+            c.waves = h.waves;
+            c.source = "heuristic " + mib(set.maxWorkspaceBytes) + " #" + std::to_string(rank);
+            r.candidates.push_back(std::move(c));
+        }
+    }
+    if (r.candidates.empty() || r.candidates.front().source.rfind("heuristic " + mib(cap) + " #0", 0) != 0)
+        return fail("heuristics", "cuBLASLt returned no usable heuristic answer at the largest workspace cap (" +
+                                      mib(cap) + ") for " + describe(r.spec) + "; nothing to compare against",
+                    false);
+    r.baselineIndex = 0;
+
+    // Configurations asked for on the command line: checked, then timed with the heuristic answers.
+    std::set<int> requested;
+    for (const AlgoConfig& config : options.requestedConfigs) {
+        if (seen.count(config)) {
+            for (const auto& c : r.candidates)
+                if (c.config == config) requested.insert(c.index);
+            continue;
+        }
+        const CheckResult result = backend.check(config);
+        if (!result.ok() || result.requiredWorkspaceBytes > cap) {
+            const std::string why = !result.ok() ? "failed " + result.failedCall + " (status " + std::to_string(result.apiStatus) + ")"
+                                                 : "needs " + std::to_string(result.requiredWorkspaceBytes) +
+                                                       " bytes of workspace (cap " + std::to_string(cap) + ")";
+            r.errorsAndUnsupported.push_back({"requested config " + config.describe(), false, why});
+            say("requested " + config.describe() + ": " + why);
+            continue;
+        }
+        seen.insert(config);
+        Candidate c;
+        c.index = int(r.candidates.size());
+        c.config = config;
+        c.raw = result.raw;
+        c.requiredWorkspaceBytes = result.requiredWorkspaceBytes;
+        c.waves = result.waves;
+        c.source = "requested";
+        requested.insert(c.index);
+        r.candidates.push_back(std::move(c));
+    }
+
+    // Explicit split-k checks around the baseline's configuration.
+    {
+        const Candidate& base = r.candidates.front();
+        AlgoCapabilities baseCaps = capsById.count(base.config.algorithmId) ? capsById[base.config.algorithmId]
+                                                                            : backend.capabilities(base.config.algorithmId);
+        for (const AlgoConfig& config : explicitSplitKConfigs(base.config, baseCaps)) {
+            SplitKCheck s;
+            s.requested = config;
+            s.result = backend.check(config);
+            s.workspaceCapBytes = cap;
+            s.capabilities = baseCaps;
+            r.splitKChecks.push_back(std::move(s));
+        }
+        int valid = 0, over = 0;
+        for (const auto& s : r.splitKChecks) {
+            valid += s.result.ok();
+            over += s.overWorkspaceCap();
+        }
+        say("explicit split-k checks: " + std::to_string(r.splitKChecks.size()) + " (" + std::to_string(valid) +
+            " pass AlgoCheck, " + std::to_string(over) + " of them need more than the " + mib(cap) + " cap)");
+    }
+
+    // First pass over the heuristic answers (always, whatever the budget). The baseline runs first and becomes the
+    // reference output; then the GPU is brought into its sustained state and all answers are timed back to back.
+    ShaFutures shas;
+    const int samples = std::max(1, options.search.firstPassSamples);
+    const int batchLimit = std::max(1, std::min(options.search.batchSize, backend.firstPassBatchLimit()));
+    const int perBatch = candidatesPerBatch(batchLimit, kTopEvery);
+    evaluateBaseline(backend, r.candidates[0], cap, samples, shas);
+    if (!r.candidates[0].error.empty() || !r.candidates[0].firstPass) {
+        r.baselineIndex = -1;
+        return fail("baseline", "the heuristic top failed to run: " + r.candidates[0].error, false);
+    }
+    // About 25 ms of back-to-back work before each item's samples: enough for the power limiter to settle.
+    const double estimateMs = std::max(r.candidates[0].firstPass->medianMs, 1e-3);
+    const int warmups = int(std::clamp(std::ceil(25.0 / estimateMs), 2.0, 64.0));
+    try {
+        backend.keepBusy(r.candidates[0].raw, cap, int(std::clamp(500.0 / estimateMs, 1.0, 4000.0)));
+    } catch (const std::exception& e) {
+        r.errorsAndUnsupported.push_back({"pre-heating", false, e.what()});
+    }
+    const Candidate topReference = r.candidates[0];
+    for (std::size_t first = 1; first < r.candidates.size(); first += std::size_t(perBatch)) {
+        const std::size_t last = std::min(r.candidates.size(), first + std::size_t(perBatch));
+        std::vector<Candidate> batch(r.candidates.begin() + std::ptrdiff_t(first), r.candidates.begin() + std::ptrdiff_t(last));
+        for (auto& c : batch) c.error.clear();
+        evaluateRelative(backend, batch, topReference, cap, warmups, samples, batchLimit, shas);
+        for (auto& c : batch) r.candidates[std::size_t(c.index)] = c;
+    }
+    for (const Candidate& c : r.candidates)
+        say(std::string(c.index == 0 ? "baseline" : c.source == "requested" ? "requested" : "heuristic") + " #" +
+            std::to_string(c.index) + " " +
+            c.config.describe() + ": " +
+            (c.error.empty() ? fmt(c.firstPass->medianMs) + " ms" +
+                                   (c.firstPass->relativeToTop > 0 ? " (x" + fmt(c.firstPass->relativeToTop) + " of the top)" : "") +
+                                   (c.parity.bitwiseEqualToBaseline ? ", bitwise equal" : ", differs")
+                             : "failed: " + c.error));
+    if (!r.candidates[0].error.empty() || !r.candidates[0].firstPass) {
+        r.baselineIndex = -1;
+        return fail("baseline", "the heuristic top failed to run: " + r.candidates[0].error, false);
+    }
+    const double baselineMs = r.candidates[0].firstPass->medianMs;
+
+    // Search space: the heuristics' algorithms and every id cuBLASLt lists for these types.
+    for (const auto& [id, caps] : capsById) r.algorithms.push_back({id, caps});
+    for (int id : backend.algorithmIds(256)) {
+        if (capsById.count(id)) continue;
+        AlgoCapabilities caps = backend.capabilities(id);
+        if (caps.read) r.algorithms.push_back({id, caps});
+    }
+
+    // Guided search within the budget, keeping time for the screen and the confirm stage.
+    const int finalists = std::max(1, options.finalists);
+    const int shortlist = std::max(finalists, options.screenCandidates);
+    const int passes = std::max(1, options.screenPasses);
+    ConfirmSettings settings = options.confirm;
+    const int confirmEntries = 2 + finalists + int(requested.size());  // top, A/A, finalists
+    const int burstEntries = r.rule.regime == Regime::Burst ? confirmEntries : 3;
+    const double itemSeconds = (warmups + samples) * baselineMs / 1000.0 + 0.003;
+    const double screenReserve =
+        double(passes) * (double(shortlist) * (1.0 + 1.0 / kTopEvery) + 2.0) * itemSeconds + 0.05 * passes;
+    // The sequential step's extra rounds (the top, the A/A control and up to extraMaxEntries finalists, only when
+    // a finalist straddles the threshold) run on top of the budget: reserving them would starve the search, which
+    // then misses configs it finds with the time (H200 run 12: 2 s of search instead of ~17 s, and two explorations
+    // of one shape found different finalists). At the defaults they add at most ~30 s.
+    double confirmReserve = confirmSeconds(settings, Regime::Sustained, confirmEntries, baselineMs) +
+                            confirmSeconds(settings, Regime::Burst, burstEntries, baselineMs);
+    // A budget too small for the confirm stage as set shortens its blocks and gaps (never its rounds), so that
+    // it takes at most 80% of the budget; the report's confirm settings say what ran.
+    if (const double scale = std::clamp(0.8 * options.budgetSeconds / confirmReserve, 0.2, 1.0); scale < 1.0) {
+        settings.blockSeconds *= scale;
+        settings.warmupSeconds *= scale;
+        settings.preheatSeconds *= scale;
+        // Only a very short budget shortens the idle gaps too (then bursts may not reach boost clocks).
+        if (options.budgetSeconds < 30.0) settings.burstIdleSeconds *= scale;
+        confirmReserve = confirmSeconds(settings, Regime::Sustained, confirmEntries, baselineMs) +
+                         confirmSeconds(settings, Regime::Burst, burstEntries, baselineMs);
+        say("the budget is short: confirm blocks of " + fmt(settings.blockSeconds, 2) + " s, bursts after " +
+            fmt(settings.burstIdleSeconds, 2) + " s idle");
+    }
+    const double reserve = screenReserve + confirmReserve + 1.0;
+    const auto searchStart = Clock::now();
+    SearchOptions searchOptions = options.search;
+    searchOptions.workspaceCapBytes = cap;
+    if (searchOptions.clusterShapeIds.empty()) {
+        if (env.clusterLaunch)
+            for (std::uint16_t g = 0; g < 52; ++g) searchOptions.clusterShapeIds.push_back(g);
+        else
+            searchOptions.clusterShapeIds = {0};
+    }
+    searchOptions.batchSize = perBatch;
+    GuidedSearch search(r.algorithms, searchOptions);
+    auto secondsLeft = [&]() { return options.budgetSeconds - secondsSince(start) - reserve; };
+    auto eligible = [&](const Candidate& c) { return eligibleUnderRule(c, r.rule); };
+    double checkSeconds = 0.0;
+    std::uint64_t checkCount = 0;
+    auto check = [&](const AlgoConfig& config) {
+        const auto t0 = Clock::now();
+        CheckResult result = backend.check(config);
+        checkSeconds += secondsSince(t0);
+        ++checkCount;
+        return result;
+    };
+    // While the host checks configurations, the GPU keeps running the baseline, so the next batch starts in the
+    // same power state as the last one ended.
+    auto beforeChecks = [&](std::size_t proposals) {
+        const double perCheckMs = checkCount ? 1000.0 * checkSeconds / double(checkCount) : 0.01;
+        const double ms = std::clamp(double(proposals) * perCheckMs, 2.0 * baselineMs, 2000.0);
+        try {
+            backend.keepBusy(r.candidates[0].raw, cap, int(std::clamp(std::ceil(ms / baselineMs), 1.0, 4000.0)));
+        } catch (const std::exception&) {
+            // The next batch reports the device's state; keeping busy is only a courtesy.
+        }
+    };
+    say("search: " + fmt(std::max(0.0, secondsLeft()), 1) + " s, keeping " + fmt(reserve, 1) +
+        " s for the screen and the confirm stage");
+    r.stats = search.run(
+        r.candidates, check,
+        [&](std::vector<Candidate>& batch) {
+            evaluateRelative(backend, batch, topReference, cap, warmups, samples, batchLimit, shas);
+        },
+        secondsLeft, eligible, [&](const std::string& line) { say(line); }, beforeChecks);
+    r.stats.seconds = secondsSince(searchStart);
+    if (r.stats.launchFailures > 0)
+        r.errorsAndUnsupported.push_back(
+            {"launch failures", false,
+             std::to_string(r.stats.launchFailures) +
+                 " configurations passed cublasLtMatmulAlgoCheck but failed at launch; each is recorded in "
+                 "candidates[].error"});
+
+    // Screen: the best eligible candidates of the first pass (by time over their neighbouring top items), plus the
+    // requested ones, again against the top in `passes` randomly ordered passes. The score is the median of all
+    // the candidate's ratios, so one lucky moment does not make a finalist.
+    std::vector<int> pool;
+    for (const auto& c : r.candidates)
+        if (c.index != 0 && eligible(c) && !requested.count(c.index)) pool.push_back(c.index);
+    std::stable_sort(pool.begin(), pool.end(), [&](int a, int b) {
+        return r.candidates[std::size_t(a)].firstPass->rankMs() < r.candidates[std::size_t(b)].firstPass->rankMs();
+    });
+    if (int(pool.size()) > shortlist) pool.resize(std::size_t(shortlist));
+    std::vector<int> screened = pool;
+    for (int id : requested)
+        if (id != 0 && eligible(r.candidates[std::size_t(id)])) screened.push_back(id);
+    r.screenPasses = passes;
+    std::mt19937_64 rng(r.dataSeed ^ 0x5c4eefULL);
+    if (!screened.empty()) {
+        try {
+            backend.keepBusy(r.candidates[0].raw, cap, int(std::clamp(300.0 / baselineMs, 1.0, 4000.0)));
+        } catch (const std::exception&) {
+            // The first batch reports the device's state.
+        }
+        say("screen: " + std::to_string(screened.size()) + " candidates against the heuristic top (every " +
+            std::to_string(kTopEvery) + " items), " + std::to_string(passes) + " randomly ordered passes");
+        std::map<int, std::vector<double>> ratios;
+        for (int id : screened) {
+            const auto& fp = r.candidates[std::size_t(id)].firstPass;
+            if (fp && fp->relativeToTop > 0) ratios[id].push_back(fp->relativeToTop);
+        }
+        for (int pass = 0; pass < passes; ++pass) {
+            std::vector<int> order = screened;
+            std::shuffle(order.begin(), order.end(), rng);
+            for (std::size_t first = 0; first < order.size(); first += std::size_t(perBatch)) {
+                const std::size_t last = std::min(order.size(), first + std::size_t(perBatch));
+                std::vector<Candidate> batch;
+                for (std::size_t i = first; i < last; ++i) batch.push_back(r.candidates[std::size_t(order[i])]);
+                std::map<int, double> passRatios;
+                evaluateRelative(backend, batch, topReference, cap, warmups, samples, batchLimit, shas, &passRatios);
+                for (const auto& [id, ratio] : passRatios) ratios[id].push_back(ratio);
+            }
+        }
+        for (int id : screened) {
+            ScreenResult sr;
+            sr.ratios = ratios[id];
+            sr.score = sr.ratios.empty() ? 0.0 : median(sr.ratios);
+            r.candidates[std::size_t(id)].screen = sr;
+        }
+    }
+
+    // Finalists: the best screened scores (at least the best one, the others only when faster than the top), and
+    // every requested config that runs with parity.
+    std::vector<int> byScore;
+    for (int id : pool)
+        if (r.candidates[std::size_t(id)].screen && r.candidates[std::size_t(id)].screen->score > 0) byScore.push_back(id);
+    std::stable_sort(byScore.begin(), byScore.end(), [&](int a, int b) {
+        return r.candidates[std::size_t(a)].screen->score < r.candidates[std::size_t(b)].screen->score;
+    });
+    std::vector<int> finalistIds;
+    for (int id : requested)
+        if (id != 0 && eligible(r.candidates[std::size_t(id)])) finalistIds.push_back(id);
+    int fromScreen = 0;
+    for (int id : byScore) {
+        if (fromScreen >= finalists) break;
+        if (fromScreen > 0 && r.candidates[std::size_t(id)].screen->score >= 1.0) break;
+        finalistIds.push_back(id);
+        ++fromScreen;
+    }
+    for (int id : finalistIds) {
+        const Candidate& c = r.candidates[std::size_t(id)];
+        say("finalist #" + std::to_string(id) + " " + c.config.describe() + ": screen score " +
+            (c.screen ? fmt(c.screen->score, 4) : std::string("-")) + " of the top");
+    }
+
+    // Confirm, sustained: the top, the finalists and the A/A control in balanced rounds of blocks back to back.
+    r.confirmSettings = settings;
+    auto entriesFor = [&](const std::vector<int>& ids) {
+        std::vector<ConfirmEntry> entries;
+        for (int id : ids) {
+            const Candidate& c = r.candidates[std::size_t(id)];
+            const double ms = c.screen && c.screen->score > 0 ? c.screen->score * baselineMs : c.firstPass->medianMs;
+            entries.push_back({c.raw, cap, ms});
+        }
+        return entries;
+    };
+    std::vector<int> sustainedIds{0};
+    sustainedIds.insert(sustainedIds.end(), finalistIds.begin(), finalistIds.end());
+    say("confirm (sustained): " + std::to_string(sustainedIds.size() + 1) + " entries (top, A/A control, " +
+        std::to_string(finalistIds.size()) + " finalists), " + std::to_string(settings.rounds) + " rounds of " +
+        fmt(settings.blockSeconds, 2) + " s blocks back to back");
+    const double thresholdPercent = 100.0 * r.rule.noiseThreshold;
+    ConfirmSettings sustainedSettings = settings;
+    if (r.rule.regime != Regime::Sustained) sustainedSettings.extraRounds = 0;  // only the deciding regime is extended
+    const ConfirmRun sustained = runSequentialConfirm(backend, entriesFor(sustainedIds), Regime::Sustained,
+                                                      sustainedSettings, r.dataSeed + 1, thresholdPercent);
+    for (std::size_t e : sustained.extended) r.extendedSustained.push_back(sustainedIds[e]);
+    if (sustained.extraRounds > 0)
+        say("sequential confirm (sustained): " + std::to_string(sustained.extended.size()) +
+            " finalist(s) straddled " + fmt(thresholdPercent, 2) + "%: " + std::to_string(sustained.extraRounds) +
+            " more rounds with the top and the A/A control");
+    auto applyRun = [&](const ConfirmRun& run, const std::vector<int>& ids, Regime regime) {
+        for (std::size_t e = 0; e < ids.size(); ++e) {
+            Candidate& c = r.candidates[std::size_t(ids[e])];
+            if (!run.errors[e].empty()) {
+                if (c.index != 0) c.error = "failed while confirmed: " + run.errors[e];
+                continue;
+            }
+            (regime == Regime::Burst ? c.burst : c.sustained) = run.entries[e];
+            if (regime == Regime::Sustained) {
+                c.final = finalFromBlocks(run.entries[e]);
+                if (e < run.power.size()) c.power = run.power[e];
+            }
+            if (c.index != 0)
+                say(toString(regime) + " #" + std::to_string(c.index) + ": " + fmt(run.entries[e].medianMs(), 4) +
+                    " ms, vs top " + describeGain(run.entries[e].vsTop));
+        }
+        const std::size_t aa = ids.size();
+        if (run.errors[aa].empty() && run.errors[0].empty()) {
+            (regime == Regime::Burst ? r.aaBurst : r.aaSustained) = run.entries[aa];
+            say(toString(regime) + " A/A control: " + describeGain(run.entries[aa].vsTop));
+        }
+    };
+    applyRun(sustained, sustainedIds, Regime::Sustained);
+    if (!sustained.errors[0].empty())
+        r.errorsAndUnsupported.push_back({"confirm (sustained)", false, "the heuristic top failed: " + sustained.errors[0]});
+    r.powerWindowSeconds = (settings.rounds + (sustained.extraRounds > 0 ? sustained.extraRounds : 0)) * settings.blockSeconds;
+    for (int id : sustainedIds)
+        if (r.candidates[std::size_t(id)].power) say(powerLine("#" + std::to_string(id), *r.candidates[std::size_t(id)].power));
+    r.power = summarizePower(r.candidates, 0);
+    say("power: " + r.power.note);
+
+    // Confirm, burst after idle: the top, the A/A control and the sustained choice (or, selecting on bursts, all).
+    std::vector<int> burstIds{0};
+    if (r.rule.regime == Regime::Burst) {
+        burstIds.insert(burstIds.end(), finalistIds.begin(), finalistIds.end());
+    } else {
+        SelectionRule sustainedRule = r.rule;
+        const Selection first = selectCandidate(r.candidates, 0, sustainedRule,
+                                                r.aaSustained ? std::optional<PairedGain>(r.aaSustained->vsTop) : std::nullopt);
+        const int pick = first.leftBaseline ? first.candidateIndex : first.bestAlternative;
+        if (pick > 0) burstIds.push_back(pick);
+    }
+    if (burstIds.size() > 1 && settings.burstRounds > 0) {
+        say("confirm (burst): " + std::to_string(burstIds.size() + 1) + " entries, " +
+            std::to_string(settings.burstRounds) + " rounds of " + std::to_string(settings.burstLaunches) +
+            "-launch bursts, each after " + fmt(settings.burstIdleSeconds, 1) + " s idle");
+        ConfirmSettings burstSettings = settings;
+        if (r.rule.regime != Regime::Burst) burstSettings.extraRounds = 0;
+        const ConfirmRun burst = runSequentialConfirm(backend, entriesFor(burstIds), Regime::Burst, burstSettings,
+                                                      r.dataSeed + 2, thresholdPercent);
+        for (std::size_t e : burst.extended) r.extendedBurst.push_back(burstIds[e]);
+        if (burst.extraRounds > 0)
+            say("sequential confirm (burst): " + std::to_string(burst.extended.size()) + " finalist(s) straddled " +
+                fmt(thresholdPercent, 2) + "%: " + std::to_string(burst.extraRounds) + " more rounds");
+        applyRun(burst, burstIds, Regime::Burst);
+    }
+
+    std::ostringstream method;
+    method << "screen: the " << pool.size() << " best eligible first-pass candidates (time over the neighbouring "
+           << "heuristic-top items) and " << (screened.size() - pool.size()) << " requested, in " << passes
+           << " randomly ordered passes against the top (every " << kTopEvery << " items), score = median ratio; "
+           << "confirm: the top, " << finalistIds.size() << " finalists and an A/A control (the top entered twice) in "
+           << settings.rounds << " balanced rounds of " << settings.blockSeconds << " s blocks back to back (warm-up "
+           << settings.warmupSeconds << " s of each block dropped, after " << settings.preheatSeconds
+           << " s of the top), per block the per-launch median, energy and clock; burst: " << settings.burstRounds
+           << " rounds of " << settings.burstLaunches << "-launch bursts after " << settings.burstIdleSeconds
+           << " s idle; finalists whose interval straddles the threshold get " << settings.extraRounds
+           << " more rounds (sequential confirm, the deciding regime only); gains and 95% intervals from the "
+           << "per-round paired ratios (Student t over rounds); selected "
+           << "on the " << toString(r.rule.regime) << " regime when the interval's lower end clears "
+           << 100.0 * r.rule.noiseThreshold << "% and the A/A interval contains 0"
+           << (r.power.powerLimited ? " (the card was power-limited)" : "");
+    r.finalistMethod = method.str();
+
+    const auto& aa = r.rule.regime == Regime::Burst ? r.aaBurst : r.aaSustained;
+    r.selection = selectCandidate(r.candidates, 0, r.rule, aa ? std::optional<PairedGain>(aa->vsTop) : std::nullopt);
+    if (r.selection.leftBaseline && settings.verifyRounds > 0) {
+        // The gain users are told is measured after the choice, in rounds the choice did not see.
+        const int pick = r.selection.candidateIndex;
+        ConfirmSettings verify = settings;
+        verify.rounds = verify.burstRounds = settings.verifyRounds + settings.verifyRounds % 2;  // whole ABBA pairs
+        verify.extraRounds = 0;
+        say("verification (" + toString(r.rule.regime) + "): the top, #" + std::to_string(pick) +
+            " and an A/A control, " + std::to_string(verify.rounds) + " fresh rounds");
+        const ConfirmRun run = runConfirm(backend, entriesFor({0, pick}), r.rule.regime, verify, r.dataSeed + 3);
+        if (run.errors[0].empty() && run.errors[1].empty() && run.errors[2].empty()) {
+            r.verification = run.entries[1];
+            r.verificationAa = run.entries[2];
+            r.selection = applyVerification(r.selection, run.entries[1].vsTop, run.entries[2].vsTop);
+        } else {
+            r.selection = applyVerification(r.selection, PairedGain{}, PairedGain{});
+        }
+        r.confirmSettings.verifyRounds = verify.rounds;
+    }
+    say("selected: " + r.selection.reason);
+
+    // Hashes come from host threads; wait for them.
+    for (auto& [id, future] : shas) {
+        try {
+            r.candidates[std::size_t(id)].parity.sha256 = future.get();
+        } catch (const std::exception& e) {
+            r.candidates[std::size_t(id)].parity.sha256.clear();
+            r.errorsAndUnsupported.push_back({"output hash of candidate #" + std::to_string(id), false, e.what()});
+        }
+    }
+    r.wallSeconds = secondsSince(start);
+    say("exploration took " + fmt(r.wallSeconds, 1) + " s: " + std::to_string(r.candidates.size()) +
+        " candidates timed, " + std::to_string(r.stats.checks) + " configurations checked");
+    return r;
+}
+
+ReplayOutcome runReplay(GemmBackend& backend, const ReplayPlan& plan, const ConfirmSettings& settings,
+                        const ExploreProgressFn& progress) {
+    auto say = [&](const std::string& line) {
+        if (progress) progress(line);
+    };
+    ReplayOutcome out;
+    const GemmEnvironment env = backend.environment();
+    out.versionMatches = env.cublasLtVersion == plan.cublasLtVersion;
+    if (!out.versionMatches) {
+        out.refusal = "the report was made with cuBLASLt " + std::to_string(plan.cublasLtVersion) + " but this machine has " +
+                      std::to_string(env.cublasLtVersion) +
+                      "; raw cublasLtMatmulAlgo_t bytes only replay with the same cuBLASLt version";
+        return out;
+    }
+    if (const std::string why = backend.unsupportedReason(plan.spec); !why.empty()) {
+        out.refusal = why;
+        return out;
+    }
+    say("preparing " + describe(plan.spec) + " with data seed " + std::to_string(plan.dataSeed));
+    backend.prepare(plan.spec, plan.dataSeed);
+    for (const auto* raw : {&plan.baselineRaw, &plan.selectedRaw}) {
+        const CheckResult check = backend.checkRaw(*raw);
+        if (!check.ok()) {
+            out.refusal = std::string(raw == &plan.baselineRaw ? "baseline" : "selected") +
+                          " algorithm no longer passes cublasLtMatmulAlgoCheck (status " +
+                          std::to_string(check.apiStatus) + ")";
+            return out;
+        }
+    }
+    auto baselineWork = backend.work(plan.baselineRaw, plan.baselineWorkspaceBytes);
+    baselineWork->launch();
+    backend.checkOutput(true);
+    auto selectedWork = backend.work(plan.selectedRaw, plan.selectedWorkspaceBytes);
+    selectedWork->launch();
+    PendingParity parity = backend.checkOutput(false);
+    out.sha256 = parity.sha256.get();
+    out.sha256MatchesReport = !plan.selectedSha256.empty() && out.sha256 == plan.selectedSha256;
+    say(std::string("selected output SHA-256 ") + out.sha256 + (out.sha256MatchesReport ? " matches" : " differs from") +
+        " the report");
+
+    // The explorer's confirm stage, both regimes: top, selection, A/A control.
+    const double baselineMs = plan.baselineMedianMs > 0 ? plan.baselineMedianMs : 1.0;
+    const double selectedMs = plan.selectedMedianMs > 0 ? plan.selectedMedianMs : baselineMs;
+    const std::vector<ConfirmEntry> entries{{plan.baselineRaw, plan.baselineWorkspaceBytes, baselineMs},
+                                            {plan.selectedRaw, plan.selectedWorkspaceBytes, selectedMs}};
+    for (Regime regime : {Regime::Sustained, Regime::Burst}) {
+        if (regime == Regime::Burst && settings.burstRounds <= 0) continue;
+        say("confirm (" + toString(regime) + "): top, selection and A/A control");
+        // The explorer's sequential step too (on its default 1% threshold), sustained only: replay judges that regime.
+        ConfirmSettings regimeSettings = settings;
+        if (regime == Regime::Burst) regimeSettings.extraRounds = 0;
+        const ConfirmRun run = runSequentialConfirm(backend, entries, regime, regimeSettings,
+                                                    plan.dataSeed + 7 + int(regime), 100.0 * SelectionRule{}.noiseThreshold);
+        if (run.extraRounds > 0)
+            say(toString(regime) + ": the gain straddled 1%, " + std::to_string(run.extraRounds) + " more rounds");
+        for (const auto& err : run.errors)
+            if (!err.empty()) throw Error("", "", "replay's " + toString(regime) + " confirm failed: " + err);
+        (regime == Regime::Burst ? out.burst : out.sustained) = run.entries[1];
+        (regime == Regime::Burst ? out.aaBurst : out.aaSustained) = run.entries[2];
+        say(toString(regime) + ": selection vs top " + describeGain(run.entries[1].vsTop) + "; A/A " +
+            describeGain(run.entries[2].vsTop));
+        if (regime == Regime::Sustained) {
+            out.selected = finalFromBlocks(run.entries[1]);
+            out.baseline = finalFromBlocks(run.entries[0]);
+            if (!run.power.empty()) out.baselinePower = run.power[0];
+        }
+    }
+    const PairedGain& g = out.sustained->vsTop;
+    out.gainPercent = g.gainPercent;
+    if (out.aaSustained && out.aaSustained->vsTop.valid() && !out.aaSustained->vsTop.containsZero())
+        out.verdict = "TOO NOISY";
+    else
+        out.verdict = g.lowPercent > 0 ? "FASTER" : g.highPercent < 0 ? "SLOWER" : "SAME";
+    out.selected.verdictVsBaseline = out.verdict;
+    return out;
+}
+
+}  // namespace tunescope::gemm

@@ -1,0 +1,270 @@
+#include "tunescope/sweep/promote.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "tunescope/base/hashing.hpp"
+#include "tunescope/sweep/sweep.hpp"
+
+namespace tunescope {
+
+namespace {
+
+bool eligible(const PolicyEntry& entry, const PromoteOptions& options) {
+    return entry.isProspective() || entry.basis == kBasisMeasured || options.includeAllBases;
+}
+
+// The incumbent can only be matched by a measurement when the device layer can express all of its config.
+bool expressible(const TritonConfig& c) {
+    return c.extraKwargs.empty() && !c.maxnreg && c.pre_hook.is_null() && !c.ir_override && c.extraFields.empty();
+}
+
+// The profile's evidence names a device as "NVIDIA H200 (sm_90)" (docs/formats.md).
+std::string evidenceDeviceLabel(const ResultRecord& r, const ResultsHeader& header) {
+    for (const DeviceInfo& d : header.devices)
+        if (d.backend == r.deviceBackend && d.index == r.deviceIndex && d.name == r.deviceName && !d.architecture.empty())
+            return r.deviceName + " (" + d.architecture + ")";
+    return r.deviceName;
+}
+
+std::string architectureOf(const ResultRecord& r, const ResultsHeader& header) {
+    for (const DeviceInfo& d : header.devices)
+        if (d.backend == r.deviceBackend && d.name == r.deviceName) return d.architecture;
+    return "";
+}
+
+Json ratiosJson(const std::vector<double>& ratios) {
+    Json list = Json::array();
+    for (double r : ratios) list.push_back(std::round(r * 1e6) / 1e6);
+    return list;
+}
+
+std::string deviceIdentityOf(const ResultRecord& r, const ResultsHeader& header) {
+    for (const DeviceInfo& d : header.devices)
+        if (d.backend == r.deviceBackend && d.index == r.deviceIndex && d.name == r.deviceName)
+            return deviceIdentity(d);
+    return r.deviceName;
+}
+
+MeasuredEvidence evidenceFor(const ResultRecord& chosen, const ShapeDecision& shape, const ResultRecord* incumbent,
+                             const PromoteEntry& decision, const ResultsFile& results, const PromoteOptions& options) {
+    const ResultRecord& fastest = *shape.fastest;
+    MeasuredEvidence e;
+    e.median_ms = chosen.m.medianMs;
+    e.p20_ms = chosen.m.p20Ms;
+    e.p80_ms = chosen.m.p80Ms;
+    e.samples = chosen.m.sampleCount;
+    e.device = evidenceDeviceLabel(chosen, results.header);
+    e.results_sha256 = options.resultsSha256;
+    // The typed members above are written into this object in place; the rest says how the choice was made.
+    Json j = Json::object();
+    j["median_ms"] = e.median_ms;
+    j["p20_ms"] = e.p20_ms;
+    j["p80_ms"] = e.p80_ms;
+    j["samples"] = e.samples;
+    j["throttled_samples"] = chosen.m.throttledCount;
+    j["rel_noise"] = std::isfinite(chosen.m.relNoise) ? Json(chosen.m.relNoise) : Json(nullptr);
+    j["converged"] = chosen.m.converged;
+    j["device"] = e.device;
+    j["device_identity"] = deviceIdentityOf(chosen, results.header);
+    j["backend"] = chosen.deviceBackend;
+    j["cold_l2"] = chosen.coldL2;
+    j["rows"] = chosen.rows;
+    j["measured_config"] = toJson(fromL2NormConfig(chosen.config));
+    j["results_file"] = options.resultsFileName;
+    j["results_sha256"] = e.results_sha256;
+    j["results_line"] = chosen.line;
+    j["rounds"] = shape.rounds;
+    j["round_medians_ms"] = roundMedians(chosen, shape.rounds);
+    for (Json& v : j["round_medians_ms"])
+        if (v.is_number() && !std::isfinite(v.get<double>())) v = nullptr;
+    Json ties = Json::array();
+    for (const L2NormConfig& c : decision.ties) ties.push_back(toJson(fromL2NormConfig(c)));
+    j["tie_set"] = std::move(ties);
+    j["tie_rule"] = "incumbent if in the tie set, else the fastest of the tie set (equal estimates: the smallest (BT, num_warps, "
+                      "num_stages, num_ctas))";
+    j["fastest_config"] = toJson(fromL2NormConfig(fastest.config));
+    j["fastest_median_ms"] = fastest.m.medianMs;
+    if (incumbent) {
+        j["fastest_vs_incumbent_round_ratios"] = ratiosJson(decision.roundRatios);
+        j["fastest_vs_incumbent_interval"] = Json::array({decision.ratioLow, decision.ratioHigh});
+        j["fastest_vs_incumbent"] = toString(decision.bestVsIncumbent);
+        if (&chosen != incumbent) {
+            const PairedComparison chosenVsIncumbent = comparePairedRecords(chosen, *incumbent, shape);
+            j["chosen_vs_incumbent_round_ratios"] = ratiosJson(chosenVsIncumbent.roundRatios);
+        }
+    }
+    if (incumbent && decision.keptIncumbent && &fastest == incumbent) {
+        j["decision"] = "kept the incumbent: it is the fastest measured config";
+    } else if (incumbent && decision.keptIncumbent) {
+        j["decision"] = "kept the incumbent: it is in the tie set of the fastest config (fastest vs incumbent " +
+                        toString(decision.bestVsIncumbent) + ", not FASTER)";
+    } else if (incumbent) {
+        j["decision"] = "replaced the incumbent: the fastest config is FASTER than it over every round; the tie rule "
+                        "chose " + configText(chosen.config) + " from the tie set";
+    } else {
+        j["decision"] = "the incumbent was not measured; the tie rule chose " + configText(chosen.config) +
+                        " from the tie set of the fastest config";
+    }
+    j["threshold"] = options.threshold;
+    // Which kernel the numbers are of: FLA's Triton binary (sweep --kernel triton, docs/triton-kernels.md), or
+    // TuneScope's own l2norm, a stand-in that does not rank configs exactly like FLA's kernel.
+    if (chosen.kernelSource.is_object()) {
+        Json kernel = Json::object();
+        for (const char* key : {"kernel", "name", "binary_sha256", "triton_version", "target", "folder", "metadata_sha256"})
+            if (chosen.kernelSource.contains(key)) kernel[key] = chosen.kernelSource[key];
+        j["measured_kernel"] = std::move(kernel);
+    } else {
+        j["measured_kernel"] = Json{{"kernel", "tunescope-l2norm"},
+                                    {"note", "TuneScope's own l2norm kernel, a stand-in for FLA's Triton kernel"}};
+    }
+    e.original = std::move(j);
+    return e;
+}
+
+}  // namespace
+
+PromoteReport promote(const Profile& profile, const ResultsFile& results, const PromoteOptions& options) {
+    PromoteReport report;
+    report.profile = profile;
+
+    // The usable l2norm records of each NB's decisive shape (the most rows in the bucket).
+    std::map<int, std::int64_t> decisiveRows;
+    for (const ResultRecord& r : results.records)
+        if (r.kind == ResultRecord::Kind::L2Norm && r.m.sampleCount > 0 && std::isfinite(r.m.medianMs) && r.m.medianMs > 0)
+            decisiveRows[r.nb] = std::max(decisiveRows[r.nb], r.rows);
+    std::map<int, std::vector<const ResultRecord*>> byNb;
+    std::set<std::string> architectures, backends;
+    for (const ResultRecord& r : results.records) {
+        if (r.kind != ResultRecord::Kind::L2Norm || r.m.sampleCount <= 0 || !std::isfinite(r.m.medianMs) ||
+            r.m.medianMs <= 0 || r.rows != decisiveRows[r.nb])
+            continue;
+        byNb[r.nb].push_back(&r);
+        architectures.insert(architectureOf(r, results.header));
+        backends.insert(r.deviceBackend);
+    }
+    std::size_t standIn = 0;
+    for (const auto& [nb, records] : byNb)
+        for (const ResultRecord* r : records) standIn += r->kernelSource.is_object() ? 0 : 1;
+    const bool namesFlaKernel = std::any_of(profile.files.begin(), profile.files.end(),
+                                            [](const FileEntry& f) { return f.file == "l2norm_fwd_kernel.json"; });
+    if (standIn > 0 && namesFlaKernel)
+        report.warnings.push_back(std::to_string(standIn) + " of the measurements are of TuneScope's stand-in l2norm, "
+                                  "not of FLA's Triton l2norm_fwd_kernel that this profile configures: the stand-in "
+                                  "ranks configs differently at small NB; sweep --kernel triton measures the real one");
+    if (backends.count("cpu"))
+        report.warnings.push_back("the results were measured on the CPU backend: CPU timings do not tell which GPU "
+                                  "launch config is best");
+    const std::string& target = profile.runtime.gpu_arch;
+    std::string foreignArchitecture;  // a GPU architecture measured here that the profile does not target
+    for (const std::string& arch : architectures)
+        if (!arch.empty() && !target.empty() && arch != target && arch != "x86_64" && arch != "aarch64") {
+            report.warnings.push_back("measured on " + arch + " but the profile targets " + target);
+            foreignArchitecture = arch;
+        }
+
+    for (PolicyEntry& entry : report.profile.per_NB_policy) {
+        PromoteEntry decision;
+        decision.nb = static_cast<int>(entry.NB);
+        decision.oldBasis = decision.newBasis = entry.basis;
+        decision.oldConfig = decision.newConfig = entry.config;
+        const auto measured = byNb.find(decision.nb);
+        std::set<std::string> devicesOfNb;
+        if (measured != byNb.end())
+            for (const ResultRecord* r : measured->second)
+                devicesOfNb.insert(r->deviceBackend + ":" + std::to_string(r->deviceIndex) + ":" + r->deviceName);
+        if (!eligible(entry, options)) {
+            decision.note = "basis \"" + entry.basis + "\" is kept (only prospective and measured entries are promoted)";
+        } else if (measured == byNb.end()) {
+            decision.note = "NB " + std::to_string(decision.nb) + " was not measured";
+        } else if (devicesOfNb.size() > 1) {
+            // Never a decision across devices: their timings do not pair.
+            decision.note = "NB " + std::to_string(decision.nb) + " was measured on " + std::to_string(devicesOfNb.size()) +
+                            " devices; not compared across devices (sweep with --shard, which splits by shape)";
+        } else {
+            const ShapeDecision shape = decideShape(measured->second, options.threshold);
+            const ResultRecord* incumbent = nullptr;
+            const L2NormConfig incumbentConfig = toL2NormConfig(entry.config);
+            if (expressible(entry.config))
+                for (const ResultRecord* r : measured->second)
+                    if (r->config == incumbentConfig && (!incumbent || r->profileConfig)) incumbent = r;
+            for (const ResultRecord* r : shape.ties) decision.ties.push_back(r->config);
+            // The tie rule: the incumbent when it is a tie, else the first of the tie set (the fastest estimate).
+            const ResultRecord* chosen = shape.ties.front();
+            decision.bestMedianMs = shape.fastest->m.medianMs;
+            if (incumbent) {
+                decision.incumbentMeasured = true;
+                if (incumbent == shape.fastest) {
+                    decision.bestVsIncumbent = Comparison::Same;
+                    decision.ratioLow = decision.ratioHigh = 1;
+                    decision.roundRatios.assign(static_cast<std::size_t>(shape.rounds), 1.0);
+                } else {
+                    const PairedComparison paired = comparePairedRecords(*shape.fastest, *incumbent, shape);
+                    decision.roundRatios = paired.roundRatios;
+                    decision.ratioLow = paired.low;
+                    decision.ratioHigh = paired.high;
+                    // One source of truth: the incumbent is replaced exactly when it is not a tie.
+                    const bool tie = std::find(shape.ties.begin(), shape.ties.end(), incumbent) != shape.ties.end();
+                    decision.bestVsIncumbent = tie ? (paired.verdict == Comparison::Faster ? Comparison::Ambiguous
+                                                                                           : paired.verdict)
+                                                   : Comparison::Faster;
+                }
+                // An incumbent stays on a tie only on the hardware it was chosen for. Measured on another GPU
+                // architecture (a gfx942 profile re-tuned on an H200), nothing favours it there, and "tied within
+                // the threshold" still leaves it up to the threshold slower: the fastest of the tie set is taken
+                // (docs/sweep.md, "Decisions"; BENCHMARKS.md run 13).
+                if (std::find(shape.ties.begin(), shape.ties.end(), incumbent) != shape.ties.end()) {
+                    if (foreignArchitecture.empty()) {
+                        chosen = incumbent;
+                        decision.keptIncumbent = true;
+                    } else {
+                        decision.incumbentForeign = true;
+                    }
+                }
+            }
+            decision.chosenMedianMs = chosen->m.medianMs;
+            decision.newConfig = decision.keptIncumbent ? entry.config : fromL2NormConfig(chosen->config);
+            decision.newBasis = std::string(kBasisMeasured);
+            decision.promoted = true;
+            const MeasuredEvidence evidence = evidenceFor(*chosen, shape, incumbent, decision, results, options);
+            entry.config = decision.newConfig;
+            entry.basis = decision.newBasis;
+            entry.evidence = evidence;
+            ++report.promotedCount;
+            const std::string tieText = std::to_string(shape.ties.size()) + " tie" + (shape.ties.size() == 1 ? "" : "s");
+            if (decision.keptIncumbent)
+                decision.note = "kept " + describe(entry.config) + " (in the tie set of the fastest " +
+                                configText(shape.fastest->config) + ", " + tieText + ", fastest vs incumbent " +
+                                toString(decision.bestVsIncumbent) + ")";
+            else if (decision.incumbentForeign)
+                decision.note = describe(decision.newConfig) + " replaces " + describe(decision.oldConfig) +
+                                " (the incumbent ties with the fastest, but it was chosen for " + target +
+                                " and this is " + foreignArchitecture + ": the fastest is taken; " + tieText + ")";
+            else if (decision.incumbentMeasured)
+                decision.note = describe(decision.newConfig) + " replaces " + describe(decision.oldConfig) +
+                                " (incumbent SLOWER than the fastest " + configText(shape.fastest->config) + "; " +
+                                tieText + ", tie rule)";
+            else
+                decision.note = describe(decision.newConfig) + " chosen by the tie rule from " + tieText +
+                                " (incumbent not measured)";
+        }
+        report.entries.push_back(std::move(decision));
+    }
+    return report;
+}
+
+PromoteReport promoteFiles(const std::filesystem::path& profileFile, const std::filesystem::path& resultsFile,
+                           PromoteOptions options) {
+    const Profile profile = loadProfile(profileFile);
+    const ResultsFile results = loadResults(resultsFile);
+    if (options.resultsSha256.empty()) options.resultsSha256 = sha256FileHex(resultsFile);
+    if (options.resultsFileName.empty()) options.resultsFileName = resultsFile.filename().string();
+    PromoteReport report = promote(profile, results, options);
+    if (results.truncatedTail)
+        report.warnings.push_back(resultsFile.string() + " ends in an incomplete line (a killed sweep); it was ignored");
+    return report;
+}
+
+}  // namespace tunescope
