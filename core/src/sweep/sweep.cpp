@@ -481,24 +481,10 @@ std::uint64_t rewriteWithout(const std::filesystem::path& file, std::uint64_t va
     return kept.size();
 }
 
-}  // namespace
+// --- one runSweep call: open the results file, queue the pending shapes, run a worker per device ----------------
 
-SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices, const SweepOptions& options) {
-    if (devices.empty()) throw Error("", "", "the sweep has no device to run on");
-    std::vector<const Device*> constDevices(devices.begin(), devices.end());
-    validatePlan(plan, constDevices);
-    const std::string outName = options.out.string();
-    if (outName.empty()) throw Error("", "", "the sweep needs a results file (--out)");
-    if (std::filesystem::is_directory(options.out)) throw Error(outName, "", "is a folder, not a results file");
-    const auto note = [&](const std::string& text) {
-        if (options.note) options.note(text);
-    };
-
-    const std::vector<SweepItem> items = planItems(plan);
-    SweepOutcome outcome;
-    outcome.total = items.size();
-
-    // Resume or start the results file.
+// The file's header as this run would write it: who measured what, and the plan (its hash decides resuming).
+ResultsHeader resultsHeader(const SweepPlan& plan, const std::vector<Device*>& devices) {
     ResultsHeader header;
     header.format = kResultsFormat;
     header.tunescopeVersion = versionString();
@@ -508,351 +494,470 @@ SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices
     for (const Device* d : devices) header.devices.push_back(d->info());
     header.plan = planToJson(plan);
     header.planHash = planHash(plan);
+    return header;
+}
 
-    std::set<std::size_t> doneShapes;
-    std::optional<ResultsWriter> writer;
-    std::error_code ec;
-    const bool resume = std::filesystem::exists(options.out, ec) && std::filesystem::file_size(options.out, ec) > 0 &&
-                        hasCompleteFirstLine(options.out);
-    if (resume) {
-        const ResultsFile existing = loadResults(options.out);
-        if (existing.header.planHash != header.planHash)
-            throw Error(outName, "line 1, /plan_hash",
-                        "holds results of a different sweep plan (other shapes, grid, stopping rule, rounds, mode, "
-                        "seed or profile configs); use another --out, or the same options to resume it");
-        if (existing.header.plan.is_object() && existing.header.plan.contains("shard") &&
-            existing.header.plan["shard"] != header.plan["shard"])
-            throw Error(outName, "line 1, /plan/shard", "holds a different shard of this plan; use another --out");
-        std::string why;
-        if (!sameDeviceIdentities(existing.header.devices, header.devices, &why)) {
-            if (!options.allowMixedDevices)
-                throw Error(outName, "line 1, /devices",
-                            "was measured on other devices (" + why + "); a decision must compare measurements of "
-                            "one device: use another --out, or --allow-mixed-devices to resume anyway");
-            note("resuming a file of other devices (" + why + ") because of --allow-mixed-devices");
-        }
-        // A shape is complete when each of its items has a measurement or an error line; the lines of an
-        // incomplete shape (a kill while its block was written) are cut out and the shape is measured again.
-        std::map<std::string, std::vector<std::size_t>> linesByKey;
-        for (const ResultRecord& r : existing.records) linesByKey[recordKey(r)].push_back(r.line);
-        for (const ResultError& e : existing.errors)
-            linesByKey[recordKey(e.kind, e.nb, e.rows, e.config, e.replica)].push_back(e.line);
-        std::map<std::size_t, std::vector<const SweepItem*>> byShape;
-        for (const SweepItem& item : items) byShape[item.shapeIndex].push_back(&item);
-        std::set<std::size_t> dropLines;
-        std::size_t keptLines = 0;
-        for (const auto& [shapeIndex, shapeItems] : byShape) {
-            const bool complete = std::all_of(shapeItems.begin(), shapeItems.end(),
-                                              [&](const SweepItem* item) { return linesByKey.count(item->key) > 0; });
-            for (const SweepItem* item : shapeItems) {
-                const auto found = linesByKey.find(item->key);
-                if (found == linesByKey.end()) continue;
-                if (complete) keptLines += found->second.size();
-                else dropLines.insert(found->second.begin(), found->second.end());
-            }
-            if (complete) doneShapes.insert(shapeIndex);
-        }
-        std::uint64_t validBytes = existing.validBytes;
-        if (!dropLines.empty()) validBytes = rewriteWithout(options.out, existing.validBytes, dropLines);
-        writer.emplace(options.out, validBytes);
-        note("resuming " + outName + ": " + std::to_string(doneShapes.size()) + " complete shapes (" +
-             std::to_string(keptLines) + " lines) already there" +
-             (dropLines.empty() ? "" : "; " + std::to_string(dropLines.size()) + " lines of incomplete shapes cut out") +
-             (existing.truncatedTail ? "; cut off an incomplete last line" : ""));
-    } else {
-        writer.emplace(ResultsWriter::create(options.out, header));
+// What the workers of one runSweep call share.
+struct SweepRun {
+    SweepRun(const SweepPlan& plan, const SweepOptions& options)
+        : plan(plan), options(options), outName(options.out.string()) {}
+
+    void note(const std::string& text) const {
+        if (options.note) options.note(text);
+    }
+    bool stopNow() const { return abort.load() || (options.stopRequested && options.stopRequested->load()); }
+    ShapeTask* takeTask() {
+        std::lock_guard lock(mutex);
+        return nextTask < tasks.size() ? &tasks[nextTask++] : nullptr;
     }
 
-    // Pending work, grouped by shape: a shape is prepared once and its rounds run back to back on one device.
+    const SweepPlan& plan;
+    const SweepOptions& options;
+    const std::string outName;
+    std::optional<ResultsWriter> writer;
+    std::vector<ShapeTask> tasks;  // pending work, a shape each: prepared once, its rounds back to back on one device
+    std::mutex mutex;              // guards outcome, progress calls, the progress totals, the queue, fatal
+    SweepOutcome outcome;
+    std::size_t nextTask = 0;
+    std::size_t finished = 0;
+    std::size_t plannedMeasurements = 0;
+    std::atomic<bool> abort{false};
+    std::string fatal;
+    std::chrono::steady_clock::time_point start;
+};
+
+// --- resume -----------------------------------------------------------------------------------------------------
+
+// An existing file is resumed only when it holds this plan (and shard) measured on devices of the same identity.
+void checkResumable(const ResultsHeader& existing, const ResultsHeader& header, const SweepRun& run) {
+    if (existing.planHash != header.planHash)
+        throw Error(run.outName, "line 1, /plan_hash",
+                    "holds results of a different sweep plan (other shapes, grid, stopping rule, rounds, mode, "
+                    "seed or profile configs); use another --out, or the same options to resume it");
+    if (existing.plan.is_object() && existing.plan.contains("shard") && existing.plan["shard"] != header.plan["shard"])
+        throw Error(run.outName, "line 1, /plan/shard", "holds a different shard of this plan; use another --out");
+    std::string why;
+    if (!sameDeviceIdentities(existing.devices, header.devices, &why)) {
+        if (!run.options.allowMixedDevices)
+            throw Error(run.outName, "line 1, /devices",
+                        "was measured on other devices (" + why + "); a decision must compare measurements of "
+                        "one device: use another --out, or --allow-mixed-devices to resume anyway");
+        run.note("resuming a file of other devices (" + why + ") because of --allow-mixed-devices");
+    }
+}
+
+// A shape is complete when each of its items has a measurement or an error line; the lines of an incomplete shape
+// (a kill while its block was written) go to `dropLines`, to be cut out: the shape is measured again.
+std::set<std::size_t> completeShapes(const ResultsFile& existing, const std::vector<SweepItem>& items,
+                                     std::set<std::size_t>& dropLines, std::size_t& keptLines) {
+    std::map<std::string, std::vector<std::size_t>> linesByKey;
+    for (const ResultRecord& r : existing.records) linesByKey[recordKey(r)].push_back(r.line);
+    for (const ResultError& e : existing.errors)
+        linesByKey[recordKey(e.kind, e.nb, e.rows, e.config, e.replica)].push_back(e.line);
+    std::map<std::size_t, std::vector<const SweepItem*>> byShape;
+    for (const SweepItem& item : items) byShape[item.shapeIndex].push_back(&item);
+    std::set<std::size_t> done;
+    for (const auto& [shapeIndex, shapeItems] : byShape) {
+        const bool complete = std::all_of(shapeItems.begin(), shapeItems.end(),
+                                          [&](const SweepItem* item) { return linesByKey.count(item->key) > 0; });
+        for (const SweepItem* item : shapeItems) {
+            const auto found = linesByKey.find(item->key);
+            if (found == linesByKey.end()) continue;
+            if (complete) keptLines += found->second.size();
+            else dropLines.insert(found->second.begin(), found->second.end());
+        }
+        if (complete) done.insert(shapeIndex);
+    }
+    return done;
+}
+
+// Resumes run.options.out when it has a complete header line, else creates it with `header`. Returns the shapes
+// the file already holds completely.
+std::set<std::size_t> openResults(SweepRun& run, const ResultsHeader& header, const std::vector<SweepItem>& items) {
+    const std::filesystem::path& out = run.options.out;
+    std::error_code ec;
+    const bool resume = std::filesystem::exists(out, ec) && std::filesystem::file_size(out, ec) > 0 &&
+                        hasCompleteFirstLine(out);
+    if (!resume) {
+        run.writer.emplace(ResultsWriter::create(out, header));
+        return {};
+    }
+    const ResultsFile existing = loadResults(out);
+    checkResumable(existing.header, header, run);
+    std::set<std::size_t> dropLines;
+    std::size_t keptLines = 0;
+    std::set<std::size_t> doneShapes = completeShapes(existing, items, dropLines, keptLines);
+    std::uint64_t validBytes = existing.validBytes;
+    if (!dropLines.empty()) validBytes = rewriteWithout(out, existing.validBytes, dropLines);
+    run.writer.emplace(out, validBytes);
+    run.note("resuming " + run.outName + ": " + std::to_string(doneShapes.size()) + " complete shapes (" +
+             std::to_string(keptLines) + " lines) already there" +
+             (dropLines.empty() ? ""
+                                : "; " + std::to_string(dropLines.size()) + " lines of incomplete shapes cut out") +
+             (existing.truncatedTail ? "; cut off an incomplete last line" : ""));
+    return doneShapes;
+}
+
+// --- the queue --------------------------------------------------------------------------------------------------
+
+// The items still to measure, grouped by shape in plan order; items of complete shapes count as resumed.
+std::vector<ShapeTask> pendingTasks(const std::vector<SweepItem>& items, const std::set<std::size_t>& doneShapes,
+                                    const SweepOptions& options, std::size_t& resumed) {
     std::vector<ShapeTask> tasks;
     for (const SweepItem& item : items) {
         if (doneShapes.count(item.shapeIndex)) {
-            ++outcome.resumed;
+            ++resumed;
             continue;
         }
         if (options.onlyShapes && !options.onlyShapes->count(item.shapeIndex)) continue;  // left for a later call
         if (tasks.empty() || tasks.back().shapeIndex != item.shapeIndex) tasks.push_back({item.shapeIndex, {}});
         tasks.back().items.push_back(item);
     }
-    const std::size_t pendingItems = outcome.total - outcome.resumed;
-    std::size_t itemsThisCall = 0;
-    for (const ShapeTask& task : tasks) itemsThisCall += task.items.size();
+    return tasks;
+}
 
-    std::mutex mutex;  // guards outcome, progress calls, the progress totals
-    std::size_t nextTask = 0;
-    std::size_t finished = 0;
-    std::size_t plannedMeasurements = itemsThisCall * static_cast<std::size_t>(plan.rounds);
-    std::atomic<bool> abort{false};
-    std::string fatal;
-    const auto start = std::chrono::steady_clock::now();
-    const auto stopNow = [&] {
-        return abort.load() || (options.stopRequested && options.stopRequested->load());
-    };
+// --- the worker: one device's measuring loop --------------------------------------------------------------------
 
-    const auto worker = [&](Device* device) {
-        const DeviceInfo info = device->info();
-        const std::string deviceLabel = info.backend + ":" + std::to_string(info.index) + " (" + info.name + ")";
-        int referenceClock = -1;
-        int consecutiveErrors = 0;
-        bool warmedUp = options.deviceWarmupMs <= 0;
+double gbpsOf(std::uint64_t bytes, double medianMs) {
+    return medianMs > 0 ? static_cast<double>(bytes) / medianMs / 1e6 : 0;
+}
 
-        const auto baseRecord = [&](const SweepItem& item) {
-            const SweepShape& shape = plan.shapes[item.shapeIndex];
-            ResultRecord rec;
-            rec.kind = item.kind;
-            rec.nb = shape.nb;
-            rec.rows = shape.rows;
-            rec.batch = shape.batch;
-            rec.paddedTokens = shape.paddedTokens;
-            rec.config = item.config;
-            rec.inGrid = item.inGrid;
-            rec.profileConfig = item.profileConfig;
-            rec.baselineConfig = item.baselineConfig;
-            rec.replica = item.replica;
-            rec.deviceBackend = info.backend;
-            rec.deviceIndex = info.index;
-            rec.deviceName = info.name;
-            rec.coldL2 = plan.coldL2;
-            if (item.kind == ResultRecord::Kind::L2Norm && plan.kernel == "triton" && plan.triton)
-                rec.kernelSource = tritonKernelSourceJson(requireTritonVariant(*plan.triton, item.config, shape.nb));
-            return rec;
-        };
-        const auto report = [&](const SweepItem& item, int round, const ResultRecord* record, const std::string& error) {
-            std::lock_guard lock(mutex);
-            ++finished;
-            ++outcome.measurements;
-            if (!record) outcome.errors.push_back(deviceLabel + ": NB " + std::to_string(plan.shapes[item.shapeIndex].nb) + " " +
-                                                  (item.kind == ResultRecord::Kind::Copy ? std::string("copy") : configText(item.config)) +
-                                                  " round " + std::to_string(round + 1) + ": " + error);
-            if (!options.progress) return;
-            SweepProgress p;
-            p.done = finished;
-            p.total = std::max(plannedMeasurements, finished);
-            p.resumed = outcome.resumed;
-            p.failed = outcome.failed + (record ? 0 : 1);
-            p.elapsedS = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            p.etaS = p.elapsedS / static_cast<double>(finished) * static_cast<double>(p.total - finished);
-            p.item = &item;
-            p.shape = &plan.shapes[item.shapeIndex];
-            p.record = record;
-            p.error = error;
-            p.device = &info;
-            p.round = round;
-            p.rounds = plan.rounds;
-            options.progress(p);
-        };
-        const auto errorLine = [&](const SweepItem& item, const std::string& message) {
-            const SweepShape& shape = plan.shapes[item.shapeIndex];
-            ResultError e;
-            e.kind = item.kind;
-            e.nb = shape.nb;
-            e.rows = shape.rows;
-            e.config = item.config;
-            e.replica = item.replica;
-            e.deviceBackend = info.backend;
-            e.deviceIndex = info.index;
-            e.deviceName = info.name;
-            e.message = message;
-            return errorToJson(e);
-        };
-        const auto giveUp = [&](const std::string& why) {
-            note(deviceLabel + ": giving up after " + std::to_string(consecutiveErrors) + " failures in a row" + why);
-        };
+class SweepWorker {
+public:
+    SweepWorker(SweepRun& run, Device& device)
+        : run_(run), plan_(run.plan), options_(run.options), device_(device), info_(device.info()),
+          label_(info_.backend + ":" + std::to_string(info_.index) + " (" + info_.name + ")"),
+          warmedUp_(options_.deviceWarmupMs <= 0) {}
 
+    // Takes shapes from the queue until it is empty, the run stops or this device gives up.
+    void run() {
         try {
-            while (!stopNow()) {
-                ShapeTask* task = nullptr;
-                {
-                    std::lock_guard lock(mutex);
-                    if (nextTask < tasks.size()) task = &tasks[nextTask++];
-                }
-                if (!task) break;
-                const SweepShape& shape = plan.shapes[task->shapeIndex];
-                try {
-                    device->prepareL2Norm(shape.rows, plan.seed);
-                } catch (const std::exception& e) {
-                    const std::string message = "preparing T = " + std::to_string(shape.rows) + " rows failed: " + e.what();
-                    for (const SweepItem& item : task->items) {
-                        writer->append(errorLine(item, message));
-                        {
-                            std::lock_guard lock(mutex);
-                            ++outcome.failed;
-                            plannedMeasurements -= static_cast<std::size_t>(plan.rounds) - 1;
-                        }
-                        report(item, 0, nullptr, message);
-                    }
-                    if (++consecutiveErrors >= options.maxConsecutiveErrors) {
-                        giveUp("; last: " + message);
-                        return;
-                    }
-                    continue;
-                }
-                if (!warmedUp) {
-                    // Clocks and the memory system ramp up under load: run the copy for a while, keep nothing.
-                    try {
-                        auto warm = device->copyWork();
-                        const auto warmStart = std::chrono::steady_clock::now();
-                        while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - warmStart)
-                                   .count() < options.deviceWarmupMs) {
-                            warm->beforeSample(false);
-                            (void)warm->timeSampleMs();
-                        }
-                    } catch (const std::exception& e) {
-                        note(deviceLabel + ": device warm-up failed (" + e.what() + "); measuring anyway");
-                    }
-                    warmedUp = true;
-                }
-
-                std::vector<Slot> slots(task->items.size());
-                for (std::size_t i = 0; i < slots.size(); ++i) slots[i].item = &task->items[i];
-                bool stopped = false, gaveUp = false;
-                for (int round = 0; round < plan.rounds && !stopped && !gaveUp; ++round) {
-                    std::vector<std::size_t> active;
-                    for (std::size_t i = 0; i < slots.size(); ++i)
-                        if (slots[i].active) active.push_back(i);
-                    const std::vector<std::size_t> order = roundOrder(plan, task->shapeIndex, round, active.size());
-                    for (std::size_t position = 0; position < order.size(); ++position) {
-                        if (stopNow()) {
-                            stopped = true;
-                            break;
-                        }
-                        Slot& slot = slots[active[order[position]]];
-                        const SweepItem& item = *slot.item;
-                        try {
-                            std::unique_ptr<TimedWork> work = makeWork(*device, plan, item);
-                            MeasureContext context;
-                            context.referenceClockMHz = referenceClock;
-                            Measurement m = measure(*work, plan.rule, plan.coldL2, context);
-                            referenceClock = std::max(referenceClock, m.referenceClockMHz);
-                            slot.bytes = work->bytesMoved();
-                            RoundSummary summary;
-                            summary.round = round;
-                            summary.position = static_cast<int>(position);
-                            slot.summaries.push_back(summary);
-                            slot.rounds.push_back(std::move(m));
-                            consecutiveErrors = 0;
-                            ResultRecord shown = baseRecord(item);
-                            shown.m = slot.rounds.back();
-                            shown.bytes = slot.bytes;
-                            shown.gbps = shown.m.medianMs > 0 ? static_cast<double>(shown.bytes) / shown.m.medianMs / 1e6 : 0;
-                            report(item, round, &shown, "");
-                        } catch (const Error& e) {
-                            if (!e.file().empty() && e.file() == outName) throw;  // the results file itself failed
-                            slot.error = e.what();
-                            slot.active = false;
-                            ++consecutiveErrors;
-                            report(item, round, nullptr, slot.error);
-                        } catch (const std::exception& e) {
-                            slot.error = e.what();
-                            slot.active = false;
-                            ++consecutiveErrors;
-                            report(item, round, nullptr, slot.error);
-                        }
-                        if (consecutiveErrors >= options.maxConsecutiveErrors) {
-                            gaveUp = true;
-                            break;
-                        }
-                    }
-                    // Racing: after round 1, configs clearly slower than the round's best need no more rounds:
-                    // their median's interval lies above the best's interval by more than the race margin (on a
-                    // noisy machine the intervals are wide and few configs leave).
-                    if (round == 0 && plan.rounds > 1 && !stopped && !gaveUp) {
-                        const Measurement* best = nullptr;
-                        for (const Slot& slot : slots)
-                            if (slot.active && slot.item->kind == ResultRecord::Kind::L2Norm && !slot.rounds.empty() &&
-                                (!best || slot.rounds.back().medianMs < best->medianMs))
-                                best = &slot.rounds.back();
-                        const double bar = best ? best->ciHighMs * (1 + plan.raceMargin)
-                                                : std::numeric_limits<double>::infinity();
-                        for (Slot& slot : slots) {
-                            // The policies' own configs (and their replicas) are what a decision is about.
-                            if (!slot.active || slot.item->kind != ResultRecord::Kind::L2Norm || slot.item->profileConfig ||
-                                slot.item->baselineConfig || !slot.item->inGrid || slot.rounds.empty() ||
-                                !(slot.rounds.back().ciLowMs > bar))
-                                continue;
-                            slot.active = false;
-                            slot.racedOut = true;
-                        }
-                    }
-                    std::lock_guard lock(mutex);
-                    for (const Slot& slot : slots)
-                        if (!slot.active && static_cast<int>(slot.rounds.size()) == round + 1 && round + 1 < plan.rounds)
-                            plannedMeasurements -= static_cast<std::size_t>(plan.rounds - round - 1);
-                }
-                if (stopped) break;  // the shape in progress is measured again on resume
-                if (gaveUp) {
-                    // Keep the failures visible; the shape is incomplete and is measured again on resume.
-                    std::size_t failedItems = 0;
-                    for (const Slot& slot : slots)
-                        if (!slot.error.empty()) {
-                            writer->append(errorLine(*slot.item, slot.error));
-                            ++failedItems;
-                        }
-                    {
-                        std::lock_guard lock(mutex);
-                        outcome.failed += failedItems;
-                    }
-                    giveUp(" (the device may be lost)");
-                    return;
-                }
-
-                // The shape's block: the copy first (its estimate is every record's ceiling), then the configs.
-                std::vector<Json> lines;
-                std::vector<ResultRecord> written;
-                double copyGbps = -1;
-                std::size_t measuredItems = 0, failedItems = 0, racedItems = 0;
-                std::vector<std::size_t> writeOrder;
-                for (std::size_t i = 0; i < slots.size(); ++i)
-                    if (slots[i].item->kind == ResultRecord::Kind::Copy) writeOrder.insert(writeOrder.begin(), i);
-                    else writeOrder.push_back(i);
-                for (std::size_t i : writeOrder) {
-                    Slot& slot = slots[i];
-                    if (!slot.error.empty()) {
-                        lines.push_back(errorLine(*slot.item, slot.error));
-                        ++failedItems;
-                        continue;
-                    }
-                    ResultRecord rec = baseRecord(*slot.item);
-                    rec.m = pooledMeasurement(slot, referenceClock);
-                    rec.rounds = slot.summaries;
-                    rec.racedOut = slot.racedOut;
-                    rec.bytes = slot.bytes;
-                    rec.gbps = rec.m.medianMs > 0 ? static_cast<double>(rec.bytes) / rec.m.medianMs / 1e6 : 0;
-                    if (rec.kind == ResultRecord::Kind::Copy) {
-                        copyGbps = rec.gbps;
-                    } else if (copyGbps > 0) {
-                        rec.copyGbps = copyGbps;
-                        rec.fractionOfCopy = rec.gbps / copyGbps;
-                    }
-                    lines.push_back(recordToJson(rec));
-                    written.push_back(std::move(rec));
-                    ++measuredItems;
-                    racedItems += slot.racedOut ? 1 : 0;
-                }
-                writer->appendBlock(lines);
-                std::lock_guard lock(mutex);
-                outcome.measured += measuredItems;
-                outcome.failed += failedItems;
-                outcome.racedOut += racedItems;
-                if (options.recordWritten)
-                    for (const ResultRecord& rec : written) options.recordWritten(rec);
+            while (!run_.stopNow()) {
+                ShapeTask* task = run_.takeTask();
+                if (!task || !measureShape(*task)) break;
             }
         } catch (const std::exception& e) {
             // Only writing the results file gets here: nothing more can be saved, so every worker stops.
-            std::lock_guard lock(mutex);
-            if (fatal.empty()) fatal = e.what();
-            abort = true;
+            std::lock_guard lock(run_.mutex);
+            if (run_.fatal.empty()) run_.fatal = e.what();
+            run_.abort = true;
         }
-    };
-
-    if (devices.size() == 1) {
-        worker(devices.front());
-    } else {
-        std::vector<std::thread> threads;
-        for (Device* d : devices) threads.emplace_back(worker, d);
-        for (std::thread& t : threads) t.join();
     }
-    if (!fatal.empty()) throw Error("", "", fatal);
+
+private:
+    enum class RoundsEnd { Done, Stopped, GaveUp };
+
+    // False when this worker stops: interrupted (the shape is measured again on resume) or given up.
+    bool measureShape(ShapeTask& task) {
+        if (const std::optional<std::string> failure = prepareShape(task)) {
+            if (++consecutiveErrors_ < options_.maxConsecutiveErrors) return true;
+            giveUp("; last: " + *failure);
+            return false;
+        }
+        if (!warmedUp_) warmUpDevice();
+        std::vector<Slot> slots(task.items.size());
+        for (std::size_t i = 0; i < slots.size(); ++i) slots[i].item = &task.items[i];
+        const RoundsEnd end = measureRounds(task, slots);
+        if (end == RoundsEnd::Stopped) return false;  // the shape in progress is measured again on resume
+        if (end == RoundsEnd::GaveUp) {
+            writeFailures(slots);
+            giveUp(" (the device may be lost)");
+            return false;
+        }
+        writeBlock(slots);
+        return true;
+    }
+
+    // The shape's input on the device; when that fails, an error line per item and the failure's message.
+    std::optional<std::string> prepareShape(const ShapeTask& task) {
+        const SweepShape& shape = plan_.shapes[task.shapeIndex];
+        try {
+            device_.prepareL2Norm(shape.rows, plan_.seed);
+            return std::nullopt;
+        } catch (const std::exception& e) {
+            const std::string message = "preparing T = " + std::to_string(shape.rows) + " rows failed: " + e.what();
+            for (const SweepItem& item : task.items) {
+                run_.writer->append(errorLine(item, message));
+                {
+                    std::lock_guard lock(run_.mutex);
+                    ++run_.outcome.failed;
+                    run_.plannedMeasurements -= static_cast<std::size_t>(plan_.rounds) - 1;
+                }
+                report(item, 0, nullptr, message);
+            }
+            return message;
+        }
+    }
+
+    // Clocks and the memory system ramp up under load: run the copy for a while, keep nothing.
+    void warmUpDevice() {
+        try {
+            auto warm = device_.copyWork();
+            const auto warmStart = std::chrono::steady_clock::now();
+            while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - warmStart).count() <
+                   options_.deviceWarmupMs) {
+                warm->beforeSample(false);
+                (void)warm->timeSampleMs();
+            }
+        } catch (const std::exception& e) {
+            run_.note(label_ + ": device warm-up failed (" + e.what() + "); measuring anyway");
+        }
+        warmedUp_ = true;
+    }
+
+    RoundsEnd measureRounds(const ShapeTask& task, std::vector<Slot>& slots) {
+        for (int round = 0; round < plan_.rounds; ++round) {
+            const RoundsEnd end = measureRound(task, slots, round);
+            if (end == RoundsEnd::Done && round == 0 && plan_.rounds > 1) raceOut(slots);
+            std::lock_guard lock(run_.mutex);
+            for (const Slot& slot : slots)
+                if (!slot.active && static_cast<int>(slot.rounds.size()) == round + 1 && round + 1 < plan_.rounds)
+                    run_.plannedMeasurements -= static_cast<std::size_t>(plan_.rounds - round - 1);
+            if (end != RoundsEnd::Done) return end;
+        }
+        return RoundsEnd::Done;
+    }
+
+    // Every active slot once, in the round's shuffled order.
+    RoundsEnd measureRound(const ShapeTask& task, std::vector<Slot>& slots, int round) {
+        std::vector<std::size_t> active;
+        for (std::size_t i = 0; i < slots.size(); ++i)
+            if (slots[i].active) active.push_back(i);
+        const std::vector<std::size_t> order = roundOrder(plan_, task.shapeIndex, round, active.size());
+        for (std::size_t position = 0; position < order.size(); ++position) {
+            if (run_.stopNow()) return RoundsEnd::Stopped;
+            measureSlot(slots[active[order[position]]], round, position);
+            if (consecutiveErrors_ >= options_.maxConsecutiveErrors) return RoundsEnd::GaveUp;
+        }
+        return RoundsEnd::Done;
+    }
+
+    void measureSlot(Slot& slot, int round, std::size_t position) {
+        const SweepItem& item = *slot.item;
+        try {
+            std::unique_ptr<TimedWork> work = makeWork(device_, plan_, item);
+            MeasureContext context;
+            context.referenceClockMHz = referenceClock_;
+            Measurement m = measure(*work, plan_.rule, plan_.coldL2, context);
+            referenceClock_ = std::max(referenceClock_, m.referenceClockMHz);
+            slot.bytes = work->bytesMoved();
+            RoundSummary summary;
+            summary.round = round;
+            summary.position = static_cast<int>(position);
+            slot.summaries.push_back(summary);
+            slot.rounds.push_back(std::move(m));
+            consecutiveErrors_ = 0;
+            ResultRecord shown = baseRecord(item);
+            shown.m = slot.rounds.back();
+            shown.bytes = slot.bytes;
+            shown.gbps = gbpsOf(shown.bytes, shown.m.medianMs);
+            report(item, round, &shown, "");
+        } catch (const Error& e) {
+            if (!e.file().empty() && e.file() == run_.outName) throw;  // the results file itself failed
+            failSlot(slot, round, e.what());
+        } catch (const std::exception& e) {
+            failSlot(slot, round, e.what());
+        }
+    }
+
+    void failSlot(Slot& slot, int round, const std::string& message) {
+        slot.error = message;
+        slot.active = false;
+        ++consecutiveErrors_;
+        report(*slot.item, round, nullptr, slot.error);
+    }
+
+    // Racing: after round 1, configs clearly slower than the round's best need no more rounds: their median's
+    // interval lies above the best's interval by more than the race margin (on a noisy machine the intervals are
+    // wide and few configs leave).
+    void raceOut(std::vector<Slot>& slots) const {
+        const Measurement* best = nullptr;
+        for (const Slot& slot : slots)
+            if (slot.active && slot.item->kind == ResultRecord::Kind::L2Norm && !slot.rounds.empty() &&
+                (!best || slot.rounds.back().medianMs < best->medianMs))
+                best = &slot.rounds.back();
+        const double bar = best ? best->ciHighMs * (1 + plan_.raceMargin) : std::numeric_limits<double>::infinity();
+        for (Slot& slot : slots) {
+            // The policies' own configs (and their replicas) are what a decision is about.
+            if (!slot.active || slot.item->kind != ResultRecord::Kind::L2Norm || slot.item->profileConfig ||
+                slot.item->baselineConfig || !slot.item->inGrid || slot.rounds.empty() ||
+                !(slot.rounds.back().ciLowMs > bar))
+                continue;
+            slot.active = false;
+            slot.racedOut = true;
+        }
+    }
+
+    // Keep the failures visible; the shape is incomplete and is measured again on resume.
+    void writeFailures(const std::vector<Slot>& slots) {
+        std::size_t failedItems = 0;
+        for (const Slot& slot : slots)
+            if (!slot.error.empty()) {
+                run_.writer->append(errorLine(*slot.item, slot.error));
+                ++failedItems;
+            }
+        std::lock_guard lock(run_.mutex);
+        run_.outcome.failed += failedItems;
+    }
+
+    // The shape's block: the copy first (its estimate is every record's ceiling), then the configs.
+    void writeBlock(std::vector<Slot>& slots) {
+        std::vector<Json> lines;
+        std::vector<ResultRecord> written;
+        double copyGbps = -1;
+        std::size_t measuredItems = 0, failedItems = 0, racedItems = 0;
+        std::vector<std::size_t> writeOrder;
+        for (std::size_t i = 0; i < slots.size(); ++i)
+            if (slots[i].item->kind == ResultRecord::Kind::Copy) writeOrder.insert(writeOrder.begin(), i);
+            else writeOrder.push_back(i);
+        for (std::size_t i : writeOrder) {
+            Slot& slot = slots[i];
+            if (!slot.error.empty()) {
+                lines.push_back(errorLine(*slot.item, slot.error));
+                ++failedItems;
+                continue;
+            }
+            ResultRecord rec = baseRecord(*slot.item);
+            rec.m = pooledMeasurement(slot, referenceClock_);
+            rec.rounds = slot.summaries;
+            rec.racedOut = slot.racedOut;
+            rec.bytes = slot.bytes;
+            rec.gbps = gbpsOf(rec.bytes, rec.m.medianMs);
+            if (rec.kind == ResultRecord::Kind::Copy) {
+                copyGbps = rec.gbps;
+            } else if (copyGbps > 0) {
+                rec.copyGbps = copyGbps;
+                rec.fractionOfCopy = rec.gbps / copyGbps;
+            }
+            lines.push_back(recordToJson(rec));
+            written.push_back(std::move(rec));
+            ++measuredItems;
+            racedItems += slot.racedOut ? 1 : 0;
+        }
+        run_.writer->appendBlock(lines);
+        std::lock_guard lock(run_.mutex);
+        run_.outcome.measured += measuredItems;
+        run_.outcome.failed += failedItems;
+        run_.outcome.racedOut += racedItems;
+        if (options_.recordWritten)
+            for (const ResultRecord& rec : written) options_.recordWritten(rec);
+    }
+
+    ResultRecord baseRecord(const SweepItem& item) const {
+        const SweepShape& shape = plan_.shapes[item.shapeIndex];
+        ResultRecord rec;
+        rec.kind = item.kind;
+        rec.nb = shape.nb;
+        rec.rows = shape.rows;
+        rec.batch = shape.batch;
+        rec.paddedTokens = shape.paddedTokens;
+        rec.config = item.config;
+        rec.inGrid = item.inGrid;
+        rec.profileConfig = item.profileConfig;
+        rec.baselineConfig = item.baselineConfig;
+        rec.replica = item.replica;
+        rec.deviceBackend = info_.backend;
+        rec.deviceIndex = info_.index;
+        rec.deviceName = info_.name;
+        rec.coldL2 = plan_.coldL2;
+        if (item.kind == ResultRecord::Kind::L2Norm && plan_.kernel == "triton" && plan_.triton)
+            rec.kernelSource = tritonKernelSourceJson(requireTritonVariant(*plan_.triton, item.config, shape.nb));
+        return rec;
+    }
+
+    Json errorLine(const SweepItem& item, const std::string& message) const {
+        const SweepShape& shape = plan_.shapes[item.shapeIndex];
+        ResultError e;
+        e.kind = item.kind;
+        e.nb = shape.nb;
+        e.rows = shape.rows;
+        e.config = item.config;
+        e.replica = item.replica;
+        e.deviceBackend = info_.backend;
+        e.deviceIndex = info_.index;
+        e.deviceName = info_.name;
+        e.message = message;
+        return errorToJson(e);
+    }
+
+    // One measurement (item x round) done: counted, its failure listed, and the progress callback told.
+    void report(const SweepItem& item, int round, const ResultRecord* record, const std::string& error) {
+        std::lock_guard lock(run_.mutex);
+        ++run_.finished;
+        ++run_.outcome.measurements;
+        if (!record)
+            run_.outcome.errors.push_back(label_ + ": NB " + std::to_string(plan_.shapes[item.shapeIndex].nb) + " " +
+                                          (item.kind == ResultRecord::Kind::Copy ? std::string("copy")
+                                                                                 : configText(item.config)) +
+                                          " round " + std::to_string(round + 1) + ": " + error);
+        if (!options_.progress) return;
+        SweepProgress p;
+        p.done = run_.finished;
+        p.total = std::max(run_.plannedMeasurements, run_.finished);
+        p.resumed = run_.outcome.resumed;
+        p.failed = run_.outcome.failed + (record ? 0 : 1);
+        p.elapsedS = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_.start).count();
+        p.etaS = p.elapsedS / static_cast<double>(run_.finished) * static_cast<double>(p.total - run_.finished);
+        p.item = &item;
+        p.shape = &plan_.shapes[item.shapeIndex];
+        p.record = record;
+        p.error = error;
+        p.device = &info_;
+        p.round = round;
+        p.rounds = plan_.rounds;
+        options_.progress(p);
+    }
+
+    void giveUp(const std::string& why) const {
+        run_.note(label_ + ": giving up after " + std::to_string(consecutiveErrors_) + " failures in a row" + why);
+    }
+
+    SweepRun& run_;
+    const SweepPlan& plan_;
+    const SweepOptions& options_;
+    Device& device_;
+    const DeviceInfo info_;
+    const std::string label_;  // "cuda:0 (NVIDIA H200)" in notes and failure lines
+    int referenceClock_ = -1;
+    int consecutiveErrors_ = 0;
+    bool warmedUp_;
+};
+
+// One worker per device, all pulling shapes from the run's queue (one device: on this thread).
+void runWorkers(SweepRun& run, const std::vector<Device*>& devices) {
+    if (devices.size() == 1) {
+        SweepWorker(run, *devices.front()).run();
+        return;
+    }
+    std::vector<std::thread> threads;
+    for (Device* d : devices) threads.emplace_back([&run, d] { SweepWorker(run, *d).run(); });
+    for (std::thread& t : threads) t.join();
+}
+
+}  // namespace
+
+SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices, const SweepOptions& options) {
+    if (devices.empty()) throw Error("", "", "the sweep has no device to run on");
+    validatePlan(plan, std::vector<const Device*>(devices.begin(), devices.end()));
+    const std::string outName = options.out.string();
+    if (outName.empty()) throw Error("", "", "the sweep needs a results file (--out)");
+    if (std::filesystem::is_directory(options.out)) throw Error(outName, "", "is a folder, not a results file");
+
+    const std::vector<SweepItem> items = planItems(plan);
+    SweepRun run(plan, options);
+    run.outcome.total = items.size();
+    const std::set<std::size_t> doneShapes = openResults(run, resultsHeader(plan, devices), items);
+    run.tasks = pendingTasks(items, doneShapes, options, run.outcome.resumed);
+    const std::size_t pendingItems = run.outcome.total - run.outcome.resumed;
+    std::size_t itemsThisCall = 0;
+    for (const ShapeTask& task : run.tasks) itemsThisCall += task.items.size();
+    run.plannedMeasurements = itemsThisCall * static_cast<std::size_t>(plan.rounds);
+    run.start = std::chrono::steady_clock::now();
+
+    runWorkers(run, devices);
+
+    if (!run.fatal.empty()) throw Error("", "", run.fatal);
+    SweepOutcome& outcome = run.outcome;
     outcome.notRun = pendingItems - outcome.measured - outcome.failed;
     outcome.interrupted = options.stopRequested && options.stopRequested->load() && outcome.notRun > 0;
     return outcome;
