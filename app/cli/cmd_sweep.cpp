@@ -1,5 +1,6 @@
-// sweep, merge, promote: measure every launch config per NB into a results file, combine shard files, and turn
-// measurements into "measured-best" policy. Exit codes are documented in docs/sweep.md.
+// sweep and confirm: measure every launch config per NB into a results file, or two policies head to head in fresh
+// rounds. What becomes of the files (merge, promote, decisions) is in cmd_results.cpp. Exit codes are documented in
+// docs/sweep.md.
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,17 +21,13 @@
 #include "tunescope/base/errors.hpp"
 #include "tunescope/base/text_fields.hpp"
 #include "tunescope/base/hashing.hpp"
-#include "tunescope/base/json_io.hpp"
 #include "tunescope/device/device.hpp"
 #include "tunescope/device/triton_binaries.hpp"
 #include "tunescope/formats/profile.hpp"
-#include "tunescope/formats/validation.hpp"
 #include "tunescope/sweep/cluster_env.hpp"
 #include "tunescope/sweep/head_to_head.hpp"
-#include "tunescope/sweep/promote.hpp"
 #include "tunescope/sweep/results.hpp"
 #include "tunescope/sweep/run_compare.hpp"
-#include "tunescope/sweep/shard_audit.hpp"
 #include "tunescope/sweep/sweep.hpp"
 
 namespace tunescope::cli {
@@ -662,30 +659,6 @@ void runConfirmCommand(const SweepArgs& a, const ConfirmArgs& c, CLI::App& sub, 
     ctx.exitCode = incomplete ? kExitInvalid : verdict;
 }
 
-std::string fixedSeconds(double seconds) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f s", seconds);
-    return text;
-}
-
-// merge --expect-shards N: a table of every shard (docs/cluster.md), then every problem; true when there is none.
-bool checkShards(const std::vector<std::filesystem::path>& paths, int expectShards) {
-    const ShardAudit audit = auditShards(paths, expectShards);
-    std::cout << "shard  host          measured  failed  not run  measuring  device(s)                  file\n";
-    for (const ShardStatus& s : audit.shards) {
-        std::string devices;
-        for (const std::string& d : s.devices) devices += (devices.empty() ? "" : ", ") + d;
-        char line[400];
-        std::snprintf(line, sizeof line, "%-6s %-13s %4zu/%-4zu %6zu  %7zu  %9s  %-26s %s\n",
-                      (std::to_string(s.shard.index) + "/" + std::to_string(s.shard.count)).c_str(), s.host.c_str(),
-                      s.measured, s.planned, s.failed, s.missing - s.failed, fixedSeconds(s.measuringSeconds).c_str(),
-                      devices.empty() ? "-" : devices.c_str(), s.file.string().c_str());
-        std::cout << line;
-    }
-    for (const std::string& p : audit.problems) std::cerr << "tunescope-cli: " << p << '\n';
-    return audit.problems.empty();
-}
-
 // The measurement engine's options, shared by sweep and confirm (the same flags mean the same thing in both).
 void addEngineOptions(CLI::App* cmd, SweepArgs& a) {
     cmd->add_option("--backend", a.backend, "cpu, cuda or hip")->capture_default_str();
@@ -724,10 +697,7 @@ void addEngineOptions(CLI::App* cmd, SweepArgs& a) {
                   "exit 77 (ctest's skip) instead of 2 when the backend is not available on this machine");
 }
 
-}  // namespace
-
-void registerSweepCommands(CLI::App& app, CliContext& ctx) {
-    // --- sweep ---
+void registerSweep(CLI::App& app, CliContext& ctx) {
     auto args = std::make_shared<SweepArgs>();
     CLI::App* sweep = app.add_subcommand(
         "sweep",
@@ -768,8 +738,9 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx) {
     sweep->add_option("--out", args->out, "results file (JSON Lines); an existing one of the same plan is resumed")
         ->required();
     sweep->callback([args, sweep, &ctx] { runSweepCommand(*args, *sweep, ctx); });
+}
 
-    // --- confirm ---
+void registerConfirm(CLI::App& app, CliContext& ctx) {
     auto confirmArgs = std::make_shared<SweepArgs>();
     confirmArgs->rounds = 8;  // as the explorer's verification: enough rounds for an interval narrower than 1%
     auto confirmOptions = std::make_shared<ConfirmArgs>();
@@ -802,232 +773,13 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx) {
     confirm->callback([confirmArgs, confirmOptions, confirm, &ctx] {
         runConfirmCommand(*confirmArgs, *confirmOptions, *confirm, ctx);
     });
+}
 
-    // --- merge ---
-    auto inputs = std::make_shared<std::vector<std::string>>();
-    auto mergeOut = std::make_shared<std::string>();
-    auto keepFirst = std::make_shared<bool>(false);
-    auto mixedDevices = std::make_shared<bool>(false);
-    auto expectShards = std::make_shared<int>(0);
-    CLI::App* merge = app.add_subcommand(
-        "merge",
-        "Combine results files of one sweep plan (e.g. the shards of --shard i/n) into one. A measurement that "
-        "appears twice is refused unless --keep-first; files of other devices (name, architecture, driver) unless "
-        "--allow-mixed-devices. Exit codes: 0 merged, 1 the files do not belong together or hold duplicates, 2 usage "
-        "or I/O error.");
-    merge->add_option("inputs", *inputs, "results files")->required()->check(CLI::ExistingFile);
-    merge->add_option("--out", *mergeOut, "merged results file (written atomically)")->required();
-    merge->add_flag("--keep-first", *keepFirst, "keep the first of duplicate measurements and warn");
-    merge->add_option("--expect-shards", *expectShards,
-                      "the inputs are the N shards of one array: refuse (exit 1) unless every shard 0..N-1 is there "
-                      "exactly once, complete, and measured on one device model; prints a table per shard")
-        ->check(CLI::Range(1, 100000));
-    merge->add_flag("--allow-mixed-devices", *mixedDevices,
-                    "merge files measured on devices of another name, architecture or driver");
-    merge->callback([inputs, mergeOut, keepFirst, expectShards, mixedDevices, &ctx] {
-        std::vector<std::filesystem::path> paths(inputs->begin(), inputs->end());
-        if (*expectShards != 0 && !checkShards(paths, *expectShards)) {
-            std::cerr << "tunescope-cli: " << *mergeOut << " not written\n";
-            ctx.exitCode = kExitInvalid;
-            return;
-        }
-        MergeOptions options;
-        options.keepFirst = *keepFirst;
-        options.allowMixedDevices = *mixedDevices;
-        try {
-            const MergeReport report = mergeResults(paths, *mergeOut, options);
-            for (const std::string& w : report.warnings) std::cerr << "tunescope-cli: warning: " << w << '\n';
-            std::cout << "merged " << paths.size() << " files into " << *mergeOut << ": " << report.measurements
-                      << " measurements";
-            if (report.duplicatesDropped) std::cout << ", " << report.duplicatesDropped << " duplicates dropped";
-            if (report.copyDuplicatesDropped)
-                std::cout << ", " << report.copyDuplicatesDropped << " repeated copy ceilings dropped";
-            if (report.errorsKept) std::cout << ", " << report.errorsKept << " errors of unmeasured configs kept";
-            std::cout << '\n';
-            ctx.exitCode = kExitOk;
-        } catch (const MergeConflict& e) {
-            std::cerr << "tunescope-cli: " << e.what() << '\n';
-            ctx.exitCode = kExitInvalid;
-        }
-    });
+}  // namespace
 
-    // --- promote ---
-    auto profileIn = std::make_shared<std::string>();
-    auto resultsIn = std::make_shared<std::string>();
-    auto promoteOut = std::make_shared<std::string>();
-    auto promoteOptions = std::make_shared<PromoteOptions>();
-    CLI::App* promoteCmd = app.add_subcommand(
-        "promote",
-        "Make each prospective per-NB entry whose NB was measured \"measured-best\", with evidence from the results "
-        "file. The incumbent stays when it is in the tie set of the fastest config (paired over rounds); otherwise "
-        "the tie rule picks from the tie set (docs/sweep.md). Exit codes: 0 written, "
-        "1 nothing to promote or the result would not pass validate (nothing written), 2 usage or I/O error.");
-    promoteCmd->add_option("profile", *profileIn, "profile to promote")->required();
-    promoteCmd->add_option("--results", *resultsIn, "sweep results file (merge shards first)")->required();
-    promoteCmd->add_option("--out", *promoteOut, "the promoted profile (written atomically)")->required();
-    promoteCmd->add_option("--threshold", promoteOptions->threshold,
-                           "relative gap the paired interval must clear to call a config FASTER or SLOWER")
-        ->capture_default_str();
-    promoteCmd->add_flag("--all-bases", promoteOptions->includeAllBases,
-                         "also promote original-production-chosen and imported entries");
-    promoteCmd->callback([profileIn, resultsIn, promoteOut, promoteOptions, &ctx] {
-        const PromoteReport report = promoteFiles(*profileIn, *resultsIn, *promoteOptions);
-        for (const std::string& w : report.warnings) std::cerr << "tunescope-cli: warning: " << w << '\n';
-        std::size_t replaced = 0, decided = 0;
-        for (const PromoteEntry& e : report.entries) {
-            std::cout << "NB " << e.nb << ": " << (e.promoted ? "measured-best, " : "unchanged, ") << e.note << '\n';
-            decided += e.promoted ? 1 : 0;
-            replaced += e.promoted && !(e.newConfig == e.oldConfig) ? 1 : 0;
-        }
-        std::cout << "replaced the config of " << replaced << " of " << decided << " measured entries\n";
-        if (report.promotedCount == 0) {
-            std::cerr << "tunescope-cli: nothing to promote: no eligible entry's NB was measured in " << *resultsIn
-                      << "; " << *promoteOut << " not written\n";
-            ctx.exitCode = kExitInvalid;
-            return;
-        }
-        // The result must pass validate; check before writing so that a bad promotion never lands on disk.
-        ValidationOptions validation;
-        validation.baseDir = std::filesystem::absolute(*promoteOut).parent_path();
-        const ValidationResult check = validateProfile(report.profile, validation);
-        if (!check.valid()) {
-            for (const Diagnostic& d : check.diagnostics)
-                if (d.severity == Severity::Error) std::cerr << "tunescope-cli: " << formatDiagnostic(d) << '\n';
-            std::cerr << "tunescope-cli: the promoted profile would not pass validate; " << *promoteOut
-                      << " not written\n";
-            ctx.exitCode = kExitInvalid;
-            return;
-        }
-        saveProfile(report.profile, *promoteOut);
-        std::cout << "promoted " << report.promotedCount << " entries into " << *promoteOut << '\n';
-        ctx.exitCode = kExitOk;
-    });
-
-    // --- decisions ---
-    auto decisionInputs = std::make_shared<std::vector<std::string>>();
-    auto decisionThreshold = std::make_shared<double>(0.005);
-    CLI::App* decisions = app.add_subcommand(
-        "decisions",
-        "Compare the decisions of two runs (two results files or two promoted profiles): per NB, the same decision "
-        "is the same config, or each run's pick inside the other's tie set (a results file's pick is the tie rule's: "
-        "the fastest config, the first of the tie set). With one results file of an A/A plan "
-        "(sweep --aa-replicas 2), count the FASTER/SLOWER verdicts between identical work instead. Exit codes: "
-        "0 compared, 1 nothing to compare, 2 usage or I/O error.");
-    decisions->add_option("files", *decisionInputs, "two results files, two promoted profiles, or one A/A results file")
-        ->required()->check(CLI::ExistingFile)->expected(1, 2);
-    decisions->add_option("--threshold", *decisionThreshold, "paired threshold (as promote's)")->capture_default_str();
-    decisions->callback([decisionInputs, decisionThreshold, &ctx] {
-        const double threshold = *decisionThreshold;
-        const auto isResults = [](const std::string& file) {
-            const std::string text = readTextFile(file, 1ull << 30);
-            const std::string first = text.substr(0, text.find('\n'));
-            return first.find("\"type\"") != std::string::npos && first.find("\"header\"") != std::string::npos;
-        };
-        // NB -> (pick, tie set) of one run.
-        using Picks = std::map<int, std::pair<L2NormConfig, std::vector<L2NormConfig>>>;
-        const auto picksOfResults = [&](const ResultsFile& results) {
-            std::map<int, std::int64_t> decisiveRows;
-            for (const ResultRecord& r : results.records)
-                if (r.kind == ResultRecord::Kind::L2Norm) decisiveRows[r.nb] = std::max(decisiveRows[r.nb], r.rows);
-            std::map<int, std::vector<const ResultRecord*>> byNb;
-            for (const ResultRecord& r : results.records)
-                if (r.kind == ResultRecord::Kind::L2Norm && r.rows == decisiveRows[r.nb] && r.replica == 0)
-                    byNb[r.nb].push_back(&r);
-            Picks picks;
-            for (const auto& [nb, records] : byNb) {
-                const ShapeDecision d = decideShape(records, threshold);
-                if (!d.fastest) continue;
-                std::vector<L2NormConfig> ties;
-                for (const ResultRecord* t : d.ties) ties.push_back(t->config);
-                // The decision is the tie rule's pick (what promote chooses when the incumbent is not a tie).
-                picks[nb] = {d.ties.front()->config, ties};
-            }
-            return picks;
-        };
-        const auto picksOfProfile = [&](const std::string& file) {
-            const Profile profile = loadProfile(file);
-            Picks picks;
-            for (const PolicyEntry& e : profile.per_NB_policy) {
-                if (e.basis != kBasisMeasured || !e.evidence) continue;
-                std::vector<L2NormConfig> ties;
-                const Json& original = e.evidence->original;
-                if (original.is_object() && original.contains("tie_set") && original["tie_set"].is_array())
-                    for (const Json& t : original["tie_set"]) ties.push_back(toL2NormConfig(tritonConfigFromJson(t, file)));
-                picks[static_cast<int>(e.NB)] = {toL2NormConfig(e.config), ties};
-            }
-            return picks;
-        };
-
-        if (decisionInputs->size() == 1) {
-            const std::string& file = decisionInputs->front();
-            if (!isResults(file)) throw Error(file, "", "an A/A count needs a results file of a sweep with --aa-replicas");
-            const ResultsFile results = loadResults(file);
-            std::map<std::pair<int, std::int64_t>, std::vector<const ResultRecord*>> byShape;
-            for (const ResultRecord& r : results.records)
-                if (r.kind == ResultRecord::Kind::L2Norm) byShape[{r.nb, r.rows}].push_back(&r);
-            std::size_t pairs = 0, decisive = 0, same = 0;
-            for (const auto& [shape, records] : byShape) {
-                const ShapeDecision d = decideShape(records, threshold);
-                std::map<std::string, const ResultRecord*> firstReplica;
-                for (const ResultRecord* r : records)
-                    if (r->replica == 0) firstReplica[configText(r->config)] = r;
-                for (const ResultRecord* r : records) {
-                    if (r->replica == 0) continue;
-                    const auto base = firstReplica.find(configText(r->config));
-                    if (base == firstReplica.end()) continue;
-                    const PairedComparison paired = comparePairedRecords(*r, *base->second, d);
-                    ++pairs;
-                    if (paired.verdict == Comparison::Faster || paired.verdict == Comparison::Slower) {
-                        ++decisive;
-                        std::cout << "NB " << shape.first << " " << configText(r->config) << " replica " << r->replica
-                                  << ": " << toString(paired.verdict) << " (" << paired.reason << ")\n";
-                    }
-                    same += paired.verdict == Comparison::Same ? 1 : 0;
-                }
-            }
-            if (pairs == 0) {
-                std::cerr << "tunescope-cli: " << file << " has no replicas (sweep with --aa-replicas 2)\n";
-                ctx.exitCode = kExitInvalid;
-                return;
-            }
-            char line[200];
-            std::snprintf(line, sizeof line, "A/A: %zu FASTER/SLOWER of %zu identical pairs (%.2f%%), %zu SAME\n",
-                          decisive, pairs, 100.0 * static_cast<double>(decisive) / static_cast<double>(pairs), same);
-            std::cout << line;
-            ctx.exitCode = kExitOk;
-            return;
-        }
-
-        const auto picksOf = [&](const std::string& file) {
-            return isResults(file) ? picksOfResults(loadResults(file)) : picksOfProfile(file);
-        };
-        const Picks a = picksOf((*decisionInputs)[0]), b = picksOf((*decisionInputs)[1]);
-        const auto contains = [](const std::vector<L2NormConfig>& set, const L2NormConfig& c) {
-            return std::find(set.begin(), set.end(), c) != set.end();
-        };
-        std::size_t compared = 0, agree = 0;
-        for (const auto& [nb, pickA] : a) {
-            const auto pickB = b.find(nb);
-            if (pickB == b.end()) continue;
-            ++compared;
-            const bool sameConfig = pickA.first == pickB->second.first;
-            const bool mutualTie = contains(pickB->second.second, pickA.first) && contains(pickA.second, pickB->second.first);
-            agree += sameConfig || mutualTie ? 1 : 0;
-            std::cout << "NB " << nb << ": " << configText(pickA.first, ConfigText::Slashes) << " (" << pickA.second.size() << " ties) vs "
-                      << configText(pickB->second.first, ConfigText::Slashes) << " (" << pickB->second.second.size() << " ties): "
-                      << (sameConfig ? "same config" : mutualTie ? "each in the other's tie set" : "DIFFERENT") << '\n';
-        }
-        if (compared == 0) {
-            std::cerr << "tunescope-cli: the two files decide no NB in common\n";
-            ctx.exitCode = kExitInvalid;
-            return;
-        }
-        char line[200];
-        std::snprintf(line, sizeof line, "same decision at %zu of %zu NBs (%.1f%%)\n", agree, compared,
-                      100.0 * static_cast<double>(agree) / static_cast<double>(compared));
-        std::cout << line;
-        ctx.exitCode = kExitOk;
-    });
+void registerSweepCommands(CLI::App& app, CliContext& ctx) {
+    registerSweep(app, ctx);
+    registerConfirm(app, ctx);
 }
 
 }  // namespace tunescope::cli

@@ -11,8 +11,9 @@ struct CliContext {
 
 void registerProfileCommands(CLI::App& app, CliContext& ctx);   // validate convert lookup diff import-* export-fla
 void registerSigningCommands(CLI::App& app, CliContext& ctx);   // hash keygen sign verify
-void registerDeviceCommands(CLI::App& app, CliContext& ctx);    // devices selftest
-void registerSweepCommands(CLI::App& app, CliContext& ctx);     // sweep merge promote
+void registerDeviceCommands(CLI::App& app, CliContext& ctx);    // devices selftest bench-l2norm
+void registerSweepCommands(CLI::App& app, CliContext& ctx);     // sweep confirm
+void registerResultsCommands(CLI::App& app, CliContext& ctx);   // merge promote decisions
 void registerExplorerCommands(CLI::App& app, CliContext& ctx);  // explore replay
 void registerCompareCommands(CLI::App& app, CliContext& ctx);   // compare
 

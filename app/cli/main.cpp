@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
     cli::registerSigningCommands(app, ctx);
     cli::registerDeviceCommands(app, ctx);
     cli::registerSweepCommands(app, ctx);
+    cli::registerResultsCommands(app, ctx);
     cli::registerExplorerCommands(app, ctx);
     cli::registerCompareCommands(app, ctx);
     try {
