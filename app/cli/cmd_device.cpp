@@ -359,6 +359,166 @@ void runTritonBench(const BenchArgs& args, Device& device, const std::vector<int
     ctx.exitCode = kExitOk;
 }
 
+// The --hint-sweep's outcome at one NB: the config and cache hints the final run times.
+struct HintPick {
+    L2NormConfig config;
+    double ms = 0;
+    std::string hints;           // empty: the defaults; else the "<load>,<store>" pair that beat them
+    Json times = Json::array();  // [BT, warps, stages, load hint, store hint, us]
+};
+
+// The final run's samples and their spread.
+struct FinalRun {
+    std::vector<double> l2normMs, copyMs;
+    double l2normMedian = 0, l2normP20 = 0, l2normP80 = 0, copyMedian = 0, copyP20 = 0, copyP80 = 0;
+    int smClock = 0;
+    std::uint64_t l2normBytes = 0;
+};
+
+// What bench-l2norm measured at one NB.
+struct NbBench {
+    int nb = 0;
+    std::int64_t rows = 0;
+    double copyMs = 0;
+    std::uint64_t copyBytes = 0;
+    std::vector<std::pair<double, L2NormConfig>> ranked;  // every config's median, fastest first
+    Json configTimes = Json::array();                     // [BT, warps, stages, median us]
+    HintPick pick;
+    FinalRun finalRun;
+};
+
+double quantileOf(std::vector<double> values, double q) {
+    std::sort(values.begin(), values.end());
+    return quantileSorted(values, q);
+}
+
+std::vector<std::pair<double, L2NormConfig>> rankConfigs(Device& device, const std::vector<L2NormConfig>& grid,
+                                                         const BenchArgs& args, bool cold, Json& configTimes) {
+    std::vector<std::pair<double, L2NormConfig>> ranked;
+    for (const L2NormConfig& config : grid) {
+        std::unique_ptr<TimedWork> work = device.l2normWork(config, kL2NormDefaultEps);
+        const double ms = median(sampleWork(*work, args.warmup, args.samples, cold));
+        ranked.emplace_back(ms, config);
+        configTimes.push_back(Json::array({config.blockRows, config.numWarps, config.numStages, ms * 1e3}));
+    }
+    std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    return ranked;
+}
+
+// CUDA with --hint-sweep: the --hint-top best configs under every cache-hint pair (kernels/common/l2norm_launch.hpp);
+// otherwise, and when no pair beats the defaults, the fastest config.
+HintPick sweepCacheHints(Device& device, const std::vector<std::pair<double, L2NormConfig>>& ranked,
+                         const BenchArgs& args, bool cold) {
+    HintPick pick;
+    pick.ms = ranked.front().first;
+    pick.config = ranked.front().second;
+    if (!args.hintSweep || device.info().backend != "cuda") return pick;
+    for (std::size_t i = 0; i < std::min<std::size_t>(std::size_t(std::max(0, args.hintTop)), ranked.size()); ++i) {
+        for (int load = 0; load < kLoadHints; ++load) {
+            for (int store = 0; store <= 1; ++store) {
+                const std::string hints = std::to_string(load) + "," + std::to_string(store);
+                setenv("TUNESCOPE_L2NORM_HINTS", hints.c_str(), 1);
+                std::unique_ptr<TimedWork> work = device.l2normWork(ranked[i].second, kL2NormDefaultEps);
+                const double ms = median(sampleWork(*work, args.warmup, args.samples, cold));
+                pick.times.push_back(Json::array({ranked[i].second.blockRows, ranked[i].second.numWarps,
+                                                  ranked[i].second.numStages, load, store, ms * 1e3}));
+                if (ms < pick.ms) {
+                    pick.ms = ms;
+                    pick.config = ranked[i].second;
+                    pick.hints = hints;
+                }
+            }
+        }
+    }
+    unsetenv("TUNESCOPE_L2NORM_HINTS");
+    return pick;
+}
+
+// Final: the picked config (under its cache hints, if the sweep found better ones than the defaults) and the copy,
+// alternating sample by sample, three times as many samples. The spread of the final samples: median alone hides
+// how far apart two close configs really are.
+FinalRun runFinal(Device& device, TimedWork& copy, const HintPick& pick, const BenchArgs& args, bool cold) {
+    if (!pick.hints.empty()) setenv("TUNESCOPE_L2NORM_HINTS", pick.hints.c_str(), 1);
+    std::unique_ptr<TimedWork> bestWork = device.l2normWork(pick.config, kL2NormDefaultEps);
+    unsetenv("TUNESCOPE_L2NORM_HINTS");
+    (void)sampleWork(*bestWork, args.warmup, 0, cold);
+    (void)sampleWork(copy, args.warmup, 0, cold);
+    FinalRun run;
+    for (int i = 0; i < 3 * args.samples; ++i) {
+        bestWork->beforeSample(cold);
+        run.l2normMs.push_back(bestWork->timeSampleMs());
+        copy.beforeSample(cold);
+        run.copyMs.push_back(copy.timeSampleMs());
+    }
+    run.l2normMedian = median(run.l2normMs);
+    run.copyMedian = median(run.copyMs);
+    run.l2normP20 = quantileOf(run.l2normMs, 0.2);
+    run.l2normP80 = quantileOf(run.l2normMs, 0.8);
+    run.copyP20 = quantileOf(run.copyMs, 0.2);
+    run.copyP80 = quantileOf(run.copyMs, 0.8);
+    run.smClock = bestWork->lastSmClockMHz();
+    run.l2normBytes = bestWork->bytesMoved();
+    return run;
+}
+
+NbBench benchNb(Device& device, int nb, const std::vector<L2NormConfig>& grid, const BenchArgs& args, bool cold) {
+    NbBench b;
+    b.nb = nb;
+    b.rows = std::int64_t(nb) * 65536;
+    device.prepareL2Norm(b.rows, 0x7a11ull + std::uint64_t(nb));
+    std::unique_ptr<TimedWork> copy = device.copyWork();
+    b.copyMs = median(sampleWork(*copy, args.warmup, args.samples, cold));
+    b.copyBytes = copy->bytesMoved();
+    b.ranked = rankConfigs(device, grid, args, cold, b.configTimes);
+    b.pick = sweepCacheHints(device, b.ranked, args, cold);
+    b.finalRun = runFinal(device, *copy, b.pick, args, cold);
+    return b;
+}
+
+std::string benchRow(const NbBench& b) {
+    const auto& [bestMs, best] = b.ranked.front();
+    const double copyBytes = double(b.copyBytes), l2normBytes = double(b.finalRun.l2normBytes);
+    const FinalRun& f = b.finalRun;
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "%4d %8lld | %7.1f %10.0f | %-11s %8.1f %10.0f %6.1f | %-12s %-5s %10.1f [%6.1f - %6.1f] "
+                  "%8.1f [%6.1f - %6.1f] %6.1f | %6d\n",
+                  b.nb, static_cast<long long>(b.rows), b.copyMs * 1e3, copyBytes / b.copyMs / 1e6,
+                  configText(best, ConfigText::Slashes).c_str(), bestMs * 1e3, l2normBytes / bestMs / 1e6,
+                  100.0 * b.copyMs / bestMs, configText(b.pick.config, ConfigText::Slashes).c_str(),
+                  b.pick.hints.empty() ? "dflt" : b.pick.hints.c_str(), f.l2normMedian * 1e3, f.l2normP20 * 1e3,
+                  f.l2normP80 * 1e3, f.copyMedian * 1e3, f.copyP20 * 1e3, f.copyP80 * 1e3,
+                  100.0 * f.copyMedian / f.l2normMedian, f.smClock);
+    return line;
+}
+
+Json benchJson(const NbBench& b) {
+    const auto& [bestMs, best] = b.ranked.front();
+    const FinalRun& f = b.finalRun;
+    Json entry = Json::object();
+    entry["nb"] = b.nb;
+    entry["rows"] = b.rows;
+    entry["copy_us"] = b.copyMs * 1e3;
+    entry["best"] = Json::array({best.blockRows, best.numWarps, best.numStages});
+    entry["best_us"] = bestMs * 1e3;
+    entry["final_config"] = Json::array({b.pick.config.blockRows, b.pick.config.numWarps, b.pick.config.numStages});
+    entry["final_hints"] = b.pick.hints.empty() ? std::string("default") : b.pick.hints;
+    entry["final_l2norm_us"] = f.l2normMedian * 1e3;
+    entry["final_copy_us"] = f.copyMedian * 1e3;
+    entry["final_l2norm_p20_p80_us"] = Json::array({f.l2normP20 * 1e3, f.l2normP80 * 1e3});
+    entry["final_copy_p20_p80_us"] = Json::array({f.copyP20 * 1e3, f.copyP80 * 1e3});
+    entry["final_l2norm_samples_us"] = Json::array();
+    for (double ms : f.l2normMs) entry["final_l2norm_samples_us"].push_back(ms * 1e3);
+    entry["final_copy_samples_us"] = Json::array();
+    for (double ms : f.copyMs) entry["final_copy_samples_us"].push_back(ms * 1e3);
+    entry["sm_clock_mhz"] = f.smClock;
+    entry["l2norm_bytes"] = f.l2normBytes;
+    entry["copy_bytes"] = b.copyBytes;
+    entry["configs_us"] = b.configTimes;  // [BT, warps, stages, median us]
+    if (!b.pick.times.empty()) entry["hints_us"] = b.pick.times;  // [BT, warps, stages, load hint, store hint, us]
+    return entry;
+}
+
 void runBench(const BenchArgs& args, CliContext& ctx) {
     checkKernelChoice(args.kernel);
     if (args.grid != "all" && args.grid != "fla" && args.grid != "one") {
@@ -386,107 +546,11 @@ void runBench(const BenchArgs& args, CliContext& ctx) {
     table << "  NB        T | copy us  copy GB/s | best BT/w/s   best us  best GB/s  %copy | final: BT/w/s  hints"
              "  l2norm us [p20 - p80]      copy us [p20 - p80]      %copy | SM MHz\n";
     for (int nb : nbs) {
-        const std::int64_t rows = std::int64_t(nb) * 65536;
-        device->prepareL2Norm(rows, 0x7a11ull + std::uint64_t(nb));
-        std::unique_ptr<TimedWork> copy = device->copyWork();
-        const double copyMs = median(sampleWork(*copy, args.warmup, args.samples, cold));
-        const double bytes = double(copy->bytesMoved());
-        Json configTimes = Json::array();
-        std::vector<std::pair<double, L2NormConfig>> ranked;
-        for (const L2NormConfig& config : grid) {
-            std::unique_ptr<TimedWork> work = device->l2normWork(config, kL2NormDefaultEps);
-            const double ms = median(sampleWork(*work, args.warmup, args.samples, cold));
-            ranked.emplace_back(ms, config);
-            configTimes.push_back(Json::array({config.blockRows, config.numWarps, config.numStages, ms * 1e3}));
-        }
-        std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-        const auto& [bestMs, best] = ranked.front();
-
-        Json hintTimes = Json::array();
-        std::string bestHints;  // empty: the defaults; else the "<load>,<store>" pair that beat them
-        double bestHintedMs = bestMs;
-        L2NormConfig bestHinted = best;
-        if (args.hintSweep && info.backend == "cuda") {
-            // The --hint-top best configs under every cache-hint pair (kernels/common/l2norm_launch.hpp).
-            for (std::size_t i = 0; i < std::min<std::size_t>(std::size_t(std::max(0, args.hintTop)), ranked.size()); ++i) {
-                for (int load = 0; load < kLoadHints; ++load) {
-                    for (int store = 0; store <= 1; ++store) {
-                        const std::string hints = std::to_string(load) + "," + std::to_string(store);
-                        setenv("TUNESCOPE_L2NORM_HINTS", hints.c_str(), 1);
-                        std::unique_ptr<TimedWork> work = device->l2normWork(ranked[i].second, kL2NormDefaultEps);
-                        const double ms = median(sampleWork(*work, args.warmup, args.samples, cold));
-                        hintTimes.push_back(Json::array({ranked[i].second.blockRows, ranked[i].second.numWarps,
-                                                         ranked[i].second.numStages, load, store, ms * 1e3}));
-                        if (ms < bestHintedMs) {
-                            bestHintedMs = ms;
-                            bestHinted = ranked[i].second;
-                            bestHints = hints;
-                        }
-                    }
-                }
-            }
-            unsetenv("TUNESCOPE_L2NORM_HINTS");
-        }
-
-        // Final: the best config (under the best cache hints, if the sweep found better ones than the defaults)
-        // and the copy, alternating sample by sample, three times as many samples.
-        if (!bestHints.empty()) setenv("TUNESCOPE_L2NORM_HINTS", bestHints.c_str(), 1);
-        std::unique_ptr<TimedWork> bestWork = device->l2normWork(bestHinted, kL2NormDefaultEps);
-        unsetenv("TUNESCOPE_L2NORM_HINTS");
-        (void)sampleWork(*bestWork, args.warmup, 0, cold);
-        (void)sampleWork(*copy, args.warmup, 0, cold);
-        std::vector<double> finalL2Norm, finalCopy;
-        for (int i = 0; i < 3 * args.samples; ++i) {
-            bestWork->beforeSample(cold);
-            finalL2Norm.push_back(bestWork->timeSampleMs());
-            copy->beforeSample(cold);
-            finalCopy.push_back(copy->timeSampleMs());
-        }
-        const double finalL2NormMs = median(finalL2Norm), finalCopyMs = median(finalCopy);
-        // The spread of the final samples: median alone hides how far apart two close configs really are.
-        const auto quantile = [](std::vector<double> values, double q) {
-            std::sort(values.begin(), values.end());
-            return quantileSorted(values, q);
-        };
-        const double l2normP20 = quantile(finalL2Norm, 0.2), l2normP80 = quantile(finalL2Norm, 0.8);
-        const double copyP20 = quantile(finalCopy, 0.2), copyP80 = quantile(finalCopy, 0.8);
-        const int smClock = bestWork->lastSmClockMHz();
-        const double l2normBytes = double(bestWork->bytesMoved());
-
-        char line[256];
-        std::snprintf(line, sizeof line,
-                      "%4d %8lld | %7.1f %10.0f | %-11s %8.1f %10.0f %6.1f | %-12s %-5s %10.1f [%6.1f - %6.1f] "
-                      "%8.1f [%6.1f - %6.1f] %6.1f | %6d\n",
-                      nb, static_cast<long long>(rows), copyMs * 1e3, bytes / copyMs / 1e6, configText(best, ConfigText::Slashes).c_str(),
-                      bestMs * 1e3, l2normBytes / bestMs / 1e6, 100.0 * copyMs / bestMs,
-                      configText(bestHinted, ConfigText::Slashes).c_str(), bestHints.empty() ? "dflt" : bestHints.c_str(), finalL2NormMs * 1e3,
-                      l2normP20 * 1e3, l2normP80 * 1e3, finalCopyMs * 1e3, copyP20 * 1e3, copyP80 * 1e3,
-                      100.0 * finalCopyMs / finalL2NormMs, smClock);
+        const NbBench measured = benchNb(*device, nb, grid, args, cold);
+        const std::string line = benchRow(measured);
         table << line;
         std::cerr << line;
-
-        Json entry = Json::object();
-        entry["nb"] = nb;
-        entry["rows"] = rows;
-        entry["copy_us"] = copyMs * 1e3;
-        entry["best"] = Json::array({best.blockRows, best.numWarps, best.numStages});
-        entry["best_us"] = bestMs * 1e3;
-        entry["final_config"] = Json::array({bestHinted.blockRows, bestHinted.numWarps, bestHinted.numStages});
-        entry["final_hints"] = bestHints.empty() ? std::string("default") : bestHints;
-        entry["final_l2norm_us"] = finalL2NormMs * 1e3;
-        entry["final_copy_us"] = finalCopyMs * 1e3;
-        entry["final_l2norm_p20_p80_us"] = Json::array({l2normP20 * 1e3, l2normP80 * 1e3});
-        entry["final_copy_p20_p80_us"] = Json::array({copyP20 * 1e3, copyP80 * 1e3});
-        entry["final_l2norm_samples_us"] = Json::array();
-        for (double ms : finalL2Norm) entry["final_l2norm_samples_us"].push_back(ms * 1e3);
-        entry["final_copy_samples_us"] = Json::array();
-        for (double ms : finalCopy) entry["final_copy_samples_us"].push_back(ms * 1e3);
-        entry["sm_clock_mhz"] = smClock;
-        entry["l2norm_bytes"] = bestWork->bytesMoved();
-        entry["copy_bytes"] = copy->bytesMoved();
-        entry["configs_us"] = configTimes;  // [BT, warps, stages, median us]
-        if (!hintTimes.empty()) entry["hints_us"] = hintTimes;  // [BT, warps, stages, load hint, store hint, us]
-        results.push_back(entry);
+        results.push_back(benchJson(measured));
     }
     std::cout << "bench-l2norm: " << info.name << " (" << info.backend << "), " << (cold ? "cold" : "hot")
               << " cache, median of " << args.samples << " samples (final: median [p20 - p80] of " << 3 * args.samples
