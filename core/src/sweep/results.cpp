@@ -308,131 +308,159 @@ public:
     explicit FastLineParser(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {}
 
     bool parseRecord(ResultRecord& rec) {
-        Measurement& m = rec.m;
-        bool haveType = false, haveKind = false, haveNb = false, haveRows = false, haveConfig = false,
-             haveDevice = false, haveCold = false, haveRaw = false, haveSamples = false, haveMedian = false,
-             haveP20 = false, haveP80 = false, haveMin = false, haveStdev = false, haveCiLow = false,
-             haveCiHigh = false, haveNoise = false, haveConverged = false, haveStop = false, haveBytes = false,
-             haveGbps = false;
+        RecordFields seen;
+        if (!object([&](const std::string& k) { return recordMember(k, rec, seen); })) return false;
+        skipWs();
+        if (p_ != end_) return false;
+        return seen.complete(rec.kind) && takeRawArrays(rec, seen);
+    }
+
+private:
+    // What a measurement line has shown so far: the members a record cannot do without, and the optional raw arrays
+    // (checked against the sample count once the whole line is read).
+    struct RecordFields {
+        bool type = false, kind = false, nb = false, rows = false, config = false, device = false, cold = false,
+             raw = false, samples = false, median = false, p20 = false, p80 = false, min = false, stdev = false,
+             ciLow = false, ciHigh = false, noise = false, converged = false, stop = false, bytes = false,
+             gbps = false;
         std::vector<int> clocks, marks, memClocks;
         std::vector<double> power, temperature, events;
         bool haveClocks = false, haveMarks = false;
-        std::string key, text;
-        if (!object([&](const std::string& k) -> bool {
-                if (k == "type") return string(text) && text == "measurement" && (haveType = true);
-                if (k == "kind") {
-                    if (!string(text)) return false;
-                    if (text == "l2norm") rec.kind = ResultRecord::Kind::L2Norm;
-                    else if (text == "copy") rec.kind = ResultRecord::Kind::Copy;
-                    else return false;
-                    return haveKind = true;
-                }
-                if (k == "nb") return intValue(rec.nb) && (haveNb = true);
-                if (k == "rows") return int64Value(rec.rows) && (haveRows = true);
-                if (k == "batch") return optionalInt(rec.batch, 0);
-                if (k == "padded_tokens") return optionalInt(rec.paddedTokens, 0);
-                if (k == "config") {
-                    if (isNull()) return skipValue();
-                    bool bt = false, warps = false, stages = false;
-                    rec.config.numCtas = 1;
-                    haveConfig = object([&](const std::string& c) -> bool {
-                        if (c == "BT") return intValue(rec.config.blockRows) && (bt = true);
-                        if (c == "num_warps") return intValue(rec.config.numWarps) && (warps = true);
-                        if (c == "num_stages") return intValue(rec.config.numStages) && (stages = true);
-                        if (c == "num_ctas") return optionalInt(rec.config.numCtas, 1);
-                        return skipValue();
-                    });
-                    return haveConfig && bt && warps && stages;
-                }
-                if (k == "in_grid") return optionalBool(rec.inGrid, true);
-                if (k == "profile_config") return optionalBool(rec.profileConfig, false);
-                if (k == "baseline_config") return optionalBool(rec.baselineConfig, false);
-                if (k == "device") {
-                    bool backend = false, index = false, name = false;
-                    haveDevice = object([&](const std::string& d) -> bool {
-                        if (d == "backend") return string(rec.deviceBackend) && (backend = true);
-                        if (d == "index") return intValue(rec.deviceIndex) && (index = true);
-                        if (d == "name") return string(rec.deviceName) && (name = true);
-                        return skipValue();
-                    });
-                    return haveDevice && backend && index && name;
-                }
-                if (k == "cold_l2") return boolValue(rec.coldL2) && (haveCold = true);
-                if (k == "median_ms") return numberOrInf(m.medianMs) && (haveMedian = true);
-                if (k == "p20_ms") return numberOrInf(m.p20Ms) && (haveP20 = true);
-                if (k == "p80_ms") return numberOrInf(m.p80Ms) && (haveP80 = true);
-                if (k == "min_ms") return numberOrInf(m.minMs) && (haveMin = true);
-                if (k == "max_ms") return optionalNumber(m.maxMs, m.maxMs);
-                if (k == "mean_ms") return optionalNumber(m.meanMs, m.meanMs);
-                if (k == "rel_stdev") return numberOrInf(m.relStdev) && (haveStdev = true);
-                if (k == "ci_low_ms") return numberOrInf(m.ciLowMs) && (haveCiLow = true);
-                if (k == "ci_high_ms") return numberOrInf(m.ciHighMs) && (haveCiHigh = true);
-                if (k == "rel_noise") return numberOrInf(m.relNoise) && (haveNoise = true);
-                if (k == "samples") return intValue(m.sampleCount) && (haveSamples = true);
-                if (k == "warmup_samples") return optionalInt(m.warmupCount, 0);
-                if (k == "throttled_samples") return optionalInt(m.throttledCount, 0);
-                if (k == "mean_sm_clock_mhz") return optionalNumber(m.meanClockMHz, -1);
-                if (k == "reference_clock_mhz") return optionalInt(m.referenceClockMHz, -1);
-                if (k == "converged") return boolValue(m.converged) && (haveConverged = true);
-                if (k == "timed_out") return optionalBool(m.timedOut, false);
-                if (k == "stop_reason") return string(text) && stopReasonFromString(text, &m.stopReason) && (haveStop = true);
-                if (k == "measured_ms") return optionalNumber(m.measuredTimeMs, 0);
-                if (k == "wall_ms") return optionalNumber(m.wallTimeMs, 0);
-                if (k == "bytes") {
-                    std::int64_t bytes = 0;
-                    if (!int64Value(bytes) || bytes < 0) return false;
-                    rec.bytes = static_cast<std::uint64_t>(bytes);
-                    return haveBytes = true;
-                }
-                if (k == "gbps") return numberOrInf(rec.gbps) && (haveGbps = true);
-                if (k == "copy_gbps") return optionalNumber(rec.copyGbps, -1);
-                if (k == "fraction_of_copy") return optionalNumber(rec.fractionOfCopy, -1);
-                if (k == "kernel_source") return isNull() && skipValue();  // an object: the DOM path reads it
-                if (k == "raw_ms") return numberArray(m.samplesMs) && (haveRaw = true);
-                if (k == "raw_sm_clock_mhz") {
-                    if (isNull()) return skipValue();
-                    return intArray(clocks) && (haveClocks = true);
-                }
-                if (k == "raw_throttled") {
-                    if (isNull()) return skipValue();
-                    return intArray(marks) && (haveMarks = true);
-                }
-                if (k == "raw_mem_clock_mhz") return isNull() ? skipValue() : intArray(memClocks);
-                if (k == "raw_power_w") return isNull() ? skipValue() : numberArray(power);
-                if (k == "raw_temperature_c") return isNull() ? skipValue() : numberArray(temperature);
-                if (k == "raw_clock_events") return isNull() ? skipValue() : numberArray(events);
-                if (k == "power_cap_samples") return optionalInt(m.powerCapCount, 0);
-                if (k == "raced_out") return optionalBool(rec.racedOut, false);
-                if (k == "replica") return optionalInt(rec.replica, 0);
-                if (k == "rounds") return isNull() ? skipValue() : roundArray(rec.rounds);
-                return skipValue();
-            }))
-            return false;
-        skipWs();
-        if (p_ != end_) return false;
-        if (!(haveType && haveKind && haveNb && haveRows && haveDevice && haveCold && haveRaw && haveSamples &&
-              haveMedian && haveP20 && haveP80 && haveMin && haveStdev && haveCiLow && haveCiHigh && haveNoise &&
-              haveConverged && haveStop && haveBytes && haveGbps))
-            return false;
-        if (rec.kind == ResultRecord::Kind::L2Norm && !haveConfig) return false;
+
+        bool complete(ResultRecord::Kind recordKind) const {
+            if (!(type && kind && nb && rows && device && cold && raw && samples && median && p20 && p80 && min &&
+                  stdev && ciLow && ciHigh && noise && converged && stop && bytes && gbps))
+                return false;
+            return recordKind != ResultRecord::Kind::L2Norm || config;  // a copy has no config
+        }
+    };
+
+    // The record's own members: what was measured, where, and its throughput; the rest is the measurement's.
+    bool recordMember(const std::string& k, ResultRecord& rec, RecordFields& seen) {
+        std::string text;
+        if (k == "type") return string(text) && text == "measurement" && (seen.type = true);
+        if (k == "kind") {
+            if (!string(text)) return false;
+            if (text == "l2norm") rec.kind = ResultRecord::Kind::L2Norm;
+            else if (text == "copy") rec.kind = ResultRecord::Kind::Copy;
+            else return false;
+            return seen.kind = true;
+        }
+        if (k == "nb") return intValue(rec.nb) && (seen.nb = true);
+        if (k == "rows") return int64Value(rec.rows) && (seen.rows = true);
+        if (k == "batch") return optionalInt(rec.batch, 0);
+        if (k == "padded_tokens") return optionalInt(rec.paddedTokens, 0);
+        if (k == "config") {
+            if (isNull()) return skipValue();
+            return configObject(rec.config, seen);
+        }
+        if (k == "in_grid") return optionalBool(rec.inGrid, true);
+        if (k == "profile_config") return optionalBool(rec.profileConfig, false);
+        if (k == "baseline_config") return optionalBool(rec.baselineConfig, false);
+        if (k == "device") return deviceObject(rec, seen);
+        if (k == "cold_l2") return boolValue(rec.coldL2) && (seen.cold = true);
+        if (k == "bytes") {
+            std::int64_t bytes = 0;
+            if (!int64Value(bytes) || bytes < 0) return false;
+            rec.bytes = static_cast<std::uint64_t>(bytes);
+            return seen.bytes = true;
+        }
+        if (k == "gbps") return numberOrInf(rec.gbps) && (seen.gbps = true);
+        if (k == "copy_gbps") return optionalNumber(rec.copyGbps, -1);
+        if (k == "fraction_of_copy") return optionalNumber(rec.fractionOfCopy, -1);
+        if (k == "kernel_source") return isNull() && skipValue();  // an object: the DOM path reads it
+        if (k == "raced_out") return optionalBool(rec.racedOut, false);
+        if (k == "replica") return optionalInt(rec.replica, 0);
+        if (k == "rounds") return isNull() ? skipValue() : roundArray(rec.rounds);
+        return measurementMember(k, rec.m, seen);
+    }
+
+    // The statistics and raw samples of the record's Measurement; unknown members are skipped.
+    bool measurementMember(const std::string& k, Measurement& m, RecordFields& seen) {
+        std::string text;
+        if (k == "median_ms") return numberOrInf(m.medianMs) && (seen.median = true);
+        if (k == "p20_ms") return numberOrInf(m.p20Ms) && (seen.p20 = true);
+        if (k == "p80_ms") return numberOrInf(m.p80Ms) && (seen.p80 = true);
+        if (k == "min_ms") return numberOrInf(m.minMs) && (seen.min = true);
+        if (k == "max_ms") return optionalNumber(m.maxMs, m.maxMs);
+        if (k == "mean_ms") return optionalNumber(m.meanMs, m.meanMs);
+        if (k == "rel_stdev") return numberOrInf(m.relStdev) && (seen.stdev = true);
+        if (k == "ci_low_ms") return numberOrInf(m.ciLowMs) && (seen.ciLow = true);
+        if (k == "ci_high_ms") return numberOrInf(m.ciHighMs) && (seen.ciHigh = true);
+        if (k == "rel_noise") return numberOrInf(m.relNoise) && (seen.noise = true);
+        if (k == "samples") return intValue(m.sampleCount) && (seen.samples = true);
+        if (k == "warmup_samples") return optionalInt(m.warmupCount, 0);
+        if (k == "throttled_samples") return optionalInt(m.throttledCount, 0);
+        if (k == "mean_sm_clock_mhz") return optionalNumber(m.meanClockMHz, -1);
+        if (k == "reference_clock_mhz") return optionalInt(m.referenceClockMHz, -1);
+        if (k == "converged") return boolValue(m.converged) && (seen.converged = true);
+        if (k == "timed_out") return optionalBool(m.timedOut, false);
+        if (k == "stop_reason") return string(text) && stopReasonFromString(text, &m.stopReason) && (seen.stop = true);
+        if (k == "measured_ms") return optionalNumber(m.measuredTimeMs, 0);
+        if (k == "wall_ms") return optionalNumber(m.wallTimeMs, 0);
+        if (k == "raw_ms") return numberArray(m.samplesMs) && (seen.raw = true);
+        if (k == "raw_sm_clock_mhz") {
+            if (isNull()) return skipValue();
+            return intArray(seen.clocks) && (seen.haveClocks = true);
+        }
+        if (k == "raw_throttled") {
+            if (isNull()) return skipValue();
+            return intArray(seen.marks) && (seen.haveMarks = true);
+        }
+        if (k == "raw_mem_clock_mhz") return isNull() ? skipValue() : intArray(seen.memClocks);
+        if (k == "raw_power_w") return isNull() ? skipValue() : numberArray(seen.power);
+        if (k == "raw_temperature_c") return isNull() ? skipValue() : numberArray(seen.temperature);
+        if (k == "raw_clock_events") return isNull() ? skipValue() : numberArray(seen.events);
+        if (k == "power_cap_samples") return optionalInt(m.powerCapCount, 0);
+        return skipValue();
+    }
+
+    bool configObject(L2NormConfig& config, RecordFields& seen) {
+        bool bt = false, warps = false, stages = false;
+        config.numCtas = 1;
+        seen.config = object([&](const std::string& c) -> bool {
+            if (c == "BT") return intValue(config.blockRows) && (bt = true);
+            if (c == "num_warps") return intValue(config.numWarps) && (warps = true);
+            if (c == "num_stages") return intValue(config.numStages) && (stages = true);
+            if (c == "num_ctas") return optionalInt(config.numCtas, 1);
+            return skipValue();
+        });
+        return seen.config && bt && warps && stages;
+    }
+
+    bool deviceObject(ResultRecord& rec, RecordFields& seen) {
+        bool backend = false, index = false, name = false;
+        seen.device = object([&](const std::string& d) -> bool {
+            if (d == "backend") return string(rec.deviceBackend) && (backend = true);
+            if (d == "index") return intValue(rec.deviceIndex) && (index = true);
+            if (d == "name") return string(rec.deviceName) && (name = true);
+            return skipValue();
+        });
+        return seen.device && backend && index && name;
+    }
+
+    // The raw arrays into the Measurement: each as long as the samples (or, the optional ones, absent), and every
+    // round's slice inside them.
+    static bool takeRawArrays(ResultRecord& rec, RecordFields& seen) {
+        Measurement& m = rec.m;
         const std::size_t n = m.samplesMs.size();
         if (static_cast<std::size_t>(m.sampleCount) != n) return false;
         m.smClockMHz.assign(n, -1);
         m.throttled.assign(n, 0);
-        if (haveClocks) {
-            if (clocks.size() != n) return false;
-            m.smClockMHz = std::move(clocks);
+        if (seen.haveClocks) {
+            if (seen.clocks.size() != n) return false;
+            m.smClockMHz = std::move(seen.clocks);
         }
-        if (haveMarks) {
-            if (marks.size() != n) return false;
-            for (std::size_t i = 0; i < n; ++i) m.throttled[i] = marks[i] != 0 ? 1 : 0;
+        if (seen.haveMarks) {
+            if (seen.marks.size() != n) return false;
+            for (std::size_t i = 0; i < n; ++i) m.throttled[i] = seen.marks[i] != 0 ? 1 : 0;
         }
-        for (std::size_t size : {memClocks.size(), power.size(), temperature.size(), events.size()})
+        for (std::size_t size : {seen.memClocks.size(), seen.power.size(), seen.temperature.size(), seen.events.size()})
             if (size != 0 && size != n) return false;
-        m.memClockMHz = std::move(memClocks);
-        m.powerW = std::move(power);
-        m.temperatureC = std::move(temperature);
-        m.clockEventReasons.assign(events.begin(), events.end());
+        m.memClockMHz = std::move(seen.memClocks);
+        m.powerW = std::move(seen.power);
+        m.temperatureC = std::move(seen.temperature);
+        m.clockEventReasons.assign(seen.events.begin(), seen.events.end());
         for (const RoundSummary& round : rec.rounds)
             if (round.round < 0 || round.firstSample < 0 || round.sampleCount < 0 ||
                 static_cast<std::size_t>(round.firstSample) + static_cast<std::size_t>(round.sampleCount) > n)
@@ -440,7 +468,6 @@ public:
         return true;
     }
 
-private:
     void skipWs() {
         while (p_ < end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\r' || *p_ == '\n')) ++p_;
     }
