@@ -124,131 +124,166 @@ MeasuredEvidence evidenceFor(const ResultRecord& chosen, const ShapeDecision& sh
     return e;
 }
 
+// The usable l2norm records of each NB's decisive shape (the most rows in the bucket), and what measured them.
+struct MeasuredNbs {
+    std::map<int, std::vector<const ResultRecord*>> byNb;
+    std::set<std::string> architectures, backends;
+};
+
+MeasuredNbs measuredNbs(const ResultsFile& results) {
+    std::map<int, std::int64_t> decisiveRows;
+    for (const ResultRecord& r : results.records)
+        if (r.kind == ResultRecord::Kind::L2Norm && r.m.sampleCount > 0 && std::isfinite(r.m.medianMs) &&
+            r.m.medianMs > 0)
+            decisiveRows[r.nb] = std::max(decisiveRows[r.nb], r.rows);
+    MeasuredNbs measured;
+    for (const ResultRecord& r : results.records) {
+        if (r.kind != ResultRecord::Kind::L2Norm || r.m.sampleCount <= 0 || !std::isfinite(r.m.medianMs) ||
+            r.m.medianMs <= 0 || r.rows != decisiveRows[r.nb])
+            continue;
+        measured.byNb[r.nb].push_back(&r);
+        measured.architectures.insert(architectureOf(r, results.header));
+        measured.backends.insert(r.deviceBackend);
+    }
+    return measured;
+}
+
+// What the measurements cannot tell about this profile: the stand-in kernel's timings for FLA's, CPU timings, another
+// GPU architecture. Returns the GPU architecture measured here that the profile does not target ("" when none).
+std::string warnAboutMeasurements(const Profile& profile, const MeasuredNbs& measured,
+                                  std::vector<std::string>& warnings) {
+    std::size_t standIn = 0;
+    for (const auto& [nb, records] : measured.byNb)
+        for (const ResultRecord* r : records) standIn += r->kernelSource.is_object() ? 0 : 1;
+    const bool namesFlaKernel = std::any_of(profile.files.begin(), profile.files.end(),
+                                            [](const FileEntry& f) { return f.file == "l2norm_fwd_kernel.json"; });
+    if (standIn > 0 && namesFlaKernel)
+        warnings.push_back(std::to_string(standIn) + " of the measurements are of TuneScope's stand-in l2norm, "
+                           "not of FLA's Triton l2norm_fwd_kernel that this profile configures: the stand-in "
+                           "ranks configs differently at small NB; sweep --kernel triton measures the real one");
+    if (measured.backends.count("cpu"))
+        warnings.push_back("the results were measured on the CPU backend: CPU timings do not tell which GPU "
+                           "launch config is best");
+    const std::string& target = profile.runtime.gpu_arch;
+    std::string foreignArchitecture;
+    for (const std::string& arch : measured.architectures)
+        if (!arch.empty() && !target.empty() && arch != target && arch != "x86_64" && arch != "aarch64") {
+            warnings.push_back("measured on " + arch + " but the profile targets " + target);
+            foreignArchitecture = arch;
+        }
+    return foreignArchitecture;
+}
+
+// The incumbent against the fastest config: the paired ratios into `decision`, and the record the tie rule takes
+// (the incumbent when it is a tie, else the first of the tie set, the fastest estimate).
+const ResultRecord* applyTieRule(PromoteEntry& decision, const ShapeDecision& shape, const ResultRecord* incumbent,
+                                 bool foreign) {
+    const ResultRecord* chosen = shape.ties.front();
+    if (!incumbent) return chosen;
+    decision.incumbentMeasured = true;
+    if (incumbent == shape.fastest) {
+        decision.bestVsIncumbent = Comparison::Same;
+        decision.ratioLow = decision.ratioHigh = 1;
+        decision.roundRatios.assign(static_cast<std::size_t>(shape.rounds), 1.0);
+    } else {
+        const PairedComparison paired = comparePairedRecords(*shape.fastest, *incumbent, shape);
+        decision.roundRatios = paired.roundRatios;
+        decision.ratioLow = paired.low;
+        decision.ratioHigh = paired.high;
+        // One source of truth: the incumbent is replaced exactly when it is not a tie.
+        const bool tie = std::find(shape.ties.begin(), shape.ties.end(), incumbent) != shape.ties.end();
+        decision.bestVsIncumbent = tie ? (paired.verdict == Comparison::Faster ? Comparison::Ambiguous : paired.verdict)
+                                       : Comparison::Faster;
+    }
+    // An incumbent stays on a tie only on the hardware it was chosen for. Measured on another GPU architecture (a
+    // gfx942 profile re-tuned on an H200), nothing favours it there, and "tied within the threshold" still leaves it
+    // up to the threshold slower: the fastest of the tie set is taken (docs/sweep.md, "Decisions"; BENCHMARKS.md
+    // run 13).
+    if (std::find(shape.ties.begin(), shape.ties.end(), incumbent) != shape.ties.end()) {
+        if (!foreign) {
+            chosen = incumbent;
+            decision.keptIncumbent = true;
+        } else {
+            decision.incumbentForeign = true;
+        }
+    }
+    return chosen;
+}
+
+std::string promotionNote(const PromoteEntry& decision, const PolicyEntry& entry, const ShapeDecision& shape,
+                          const std::string& target, const std::string& foreignArchitecture) {
+    const std::string tieText = std::to_string(shape.ties.size()) + " tie" + (shape.ties.size() == 1 ? "" : "s");
+    if (decision.keptIncumbent)
+        return "kept " + describe(entry.config) + " (in the tie set of the fastest " +
+               configText(shape.fastest->config) + ", " + tieText + ", fastest vs incumbent " +
+               toString(decision.bestVsIncumbent) + ")";
+    if (decision.incumbentForeign)
+        return describe(decision.newConfig) + " replaces " + describe(decision.oldConfig) +
+               " (the incumbent ties with the fastest, but it was chosen for " + target + " and this is " +
+               foreignArchitecture + ": the fastest is taken; " + tieText + ")";
+    if (decision.incumbentMeasured)
+        return describe(decision.newConfig) + " replaces " + describe(decision.oldConfig) +
+               " (incumbent SLOWER than the fastest " + configText(shape.fastest->config) + "; " + tieText +
+               ", tie rule)";
+    return describe(decision.newConfig) + " chosen by the tie rule from " + tieText + " (incumbent not measured)";
+}
+
+// An eligible entry whose NB was measured on one device becomes "measured-best", with its evidence.
+void promoteEntry(PolicyEntry& entry, PromoteEntry& decision, const std::vector<const ResultRecord*>& records,
+                  const ResultsFile& results, const PromoteOptions& options, const std::string& target,
+                  const std::string& foreignArchitecture) {
+    const ShapeDecision shape = decideShape(records, options.threshold);
+    const ResultRecord* incumbent = nullptr;
+    const L2NormConfig incumbentConfig = toL2NormConfig(entry.config);
+    if (expressible(entry.config))
+        for (const ResultRecord* r : records)
+            if (r->config == incumbentConfig && (!incumbent || r->profileConfig)) incumbent = r;
+    for (const ResultRecord* r : shape.ties) decision.ties.push_back(r->config);
+    decision.bestMedianMs = shape.fastest->m.medianMs;
+    const ResultRecord* chosen = applyTieRule(decision, shape, incumbent, !foreignArchitecture.empty());
+    decision.chosenMedianMs = chosen->m.medianMs;
+    decision.newConfig = decision.keptIncumbent ? entry.config : fromL2NormConfig(chosen->config);
+    decision.newBasis = std::string(kBasisMeasured);
+    decision.promoted = true;
+    const MeasuredEvidence evidence = evidenceFor(*chosen, shape, incumbent, decision, results, options);
+    entry.config = decision.newConfig;
+    entry.basis = decision.newBasis;
+    entry.evidence = evidence;
+    decision.note = promotionNote(decision, entry, shape, target, foreignArchitecture);
+}
+
 }  // namespace
 
 PromoteReport promote(const Profile& profile, const ResultsFile& results, const PromoteOptions& options) {
     PromoteReport report;
     report.profile = profile;
-
-    // The usable l2norm records of each NB's decisive shape (the most rows in the bucket).
-    std::map<int, std::int64_t> decisiveRows;
-    for (const ResultRecord& r : results.records)
-        if (r.kind == ResultRecord::Kind::L2Norm && r.m.sampleCount > 0 && std::isfinite(r.m.medianMs) && r.m.medianMs > 0)
-            decisiveRows[r.nb] = std::max(decisiveRows[r.nb], r.rows);
-    std::map<int, std::vector<const ResultRecord*>> byNb;
-    std::set<std::string> architectures, backends;
-    for (const ResultRecord& r : results.records) {
-        if (r.kind != ResultRecord::Kind::L2Norm || r.m.sampleCount <= 0 || !std::isfinite(r.m.medianMs) ||
-            r.m.medianMs <= 0 || r.rows != decisiveRows[r.nb])
-            continue;
-        byNb[r.nb].push_back(&r);
-        architectures.insert(architectureOf(r, results.header));
-        backends.insert(r.deviceBackend);
-    }
-    std::size_t standIn = 0;
-    for (const auto& [nb, records] : byNb)
-        for (const ResultRecord* r : records) standIn += r->kernelSource.is_object() ? 0 : 1;
-    const bool namesFlaKernel = std::any_of(profile.files.begin(), profile.files.end(),
-                                            [](const FileEntry& f) { return f.file == "l2norm_fwd_kernel.json"; });
-    if (standIn > 0 && namesFlaKernel)
-        report.warnings.push_back(std::to_string(standIn) + " of the measurements are of TuneScope's stand-in l2norm, "
-                                  "not of FLA's Triton l2norm_fwd_kernel that this profile configures: the stand-in "
-                                  "ranks configs differently at small NB; sweep --kernel triton measures the real one");
-    if (backends.count("cpu"))
-        report.warnings.push_back("the results were measured on the CPU backend: CPU timings do not tell which GPU "
-                                  "launch config is best");
-    const std::string& target = profile.runtime.gpu_arch;
-    std::string foreignArchitecture;  // a GPU architecture measured here that the profile does not target
-    for (const std::string& arch : architectures)
-        if (!arch.empty() && !target.empty() && arch != target && arch != "x86_64" && arch != "aarch64") {
-            report.warnings.push_back("measured on " + arch + " but the profile targets " + target);
-            foreignArchitecture = arch;
-        }
+    const MeasuredNbs measured = measuredNbs(results);
+    const std::string foreignArchitecture = warnAboutMeasurements(profile, measured, report.warnings);
 
     for (PolicyEntry& entry : report.profile.per_NB_policy) {
         PromoteEntry decision;
         decision.nb = static_cast<int>(entry.NB);
         decision.oldBasis = decision.newBasis = entry.basis;
         decision.oldConfig = decision.newConfig = entry.config;
-        const auto measured = byNb.find(decision.nb);
+        const auto records = measured.byNb.find(decision.nb);
         std::set<std::string> devicesOfNb;
-        if (measured != byNb.end())
-            for (const ResultRecord* r : measured->second)
+        if (records != measured.byNb.end())
+            for (const ResultRecord* r : records->second)
                 devicesOfNb.insert(r->deviceBackend + ":" + std::to_string(r->deviceIndex) + ":" + r->deviceName);
         if (!eligible(entry, options)) {
-            decision.note = "basis \"" + entry.basis + "\" is kept (only prospective and measured entries are promoted)";
-        } else if (measured == byNb.end()) {
+            decision.note =
+                "basis \"" + entry.basis + "\" is kept (only prospective and measured entries are promoted)";
+        } else if (records == measured.byNb.end()) {
             decision.note = "NB " + std::to_string(decision.nb) + " was not measured";
         } else if (devicesOfNb.size() > 1) {
             // Never a decision across devices: their timings do not pair.
-            decision.note = "NB " + std::to_string(decision.nb) + " was measured on " + std::to_string(devicesOfNb.size()) +
+            decision.note = "NB " + std::to_string(decision.nb) + " was measured on " +
+                            std::to_string(devicesOfNb.size()) +
                             " devices; not compared across devices (sweep with --shard, which splits by shape)";
         } else {
-            const ShapeDecision shape = decideShape(measured->second, options.threshold);
-            const ResultRecord* incumbent = nullptr;
-            const L2NormConfig incumbentConfig = toL2NormConfig(entry.config);
-            if (expressible(entry.config))
-                for (const ResultRecord* r : measured->second)
-                    if (r->config == incumbentConfig && (!incumbent || r->profileConfig)) incumbent = r;
-            for (const ResultRecord* r : shape.ties) decision.ties.push_back(r->config);
-            // The tie rule: the incumbent when it is a tie, else the first of the tie set (the fastest estimate).
-            const ResultRecord* chosen = shape.ties.front();
-            decision.bestMedianMs = shape.fastest->m.medianMs;
-            if (incumbent) {
-                decision.incumbentMeasured = true;
-                if (incumbent == shape.fastest) {
-                    decision.bestVsIncumbent = Comparison::Same;
-                    decision.ratioLow = decision.ratioHigh = 1;
-                    decision.roundRatios.assign(static_cast<std::size_t>(shape.rounds), 1.0);
-                } else {
-                    const PairedComparison paired = comparePairedRecords(*shape.fastest, *incumbent, shape);
-                    decision.roundRatios = paired.roundRatios;
-                    decision.ratioLow = paired.low;
-                    decision.ratioHigh = paired.high;
-                    // One source of truth: the incumbent is replaced exactly when it is not a tie.
-                    const bool tie = std::find(shape.ties.begin(), shape.ties.end(), incumbent) != shape.ties.end();
-                    decision.bestVsIncumbent = tie ? (paired.verdict == Comparison::Faster ? Comparison::Ambiguous
-                                                                                           : paired.verdict)
-                                                   : Comparison::Faster;
-                }
-                // An incumbent stays on a tie only on the hardware it was chosen for. Measured on another GPU
-                // architecture (a gfx942 profile re-tuned on an H200), nothing favours it there, and "tied within
-                // the threshold" still leaves it up to the threshold slower: the fastest of the tie set is taken
-                // (docs/sweep.md, "Decisions"; BENCHMARKS.md run 13).
-                if (std::find(shape.ties.begin(), shape.ties.end(), incumbent) != shape.ties.end()) {
-                    if (foreignArchitecture.empty()) {
-                        chosen = incumbent;
-                        decision.keptIncumbent = true;
-                    } else {
-                        decision.incumbentForeign = true;
-                    }
-                }
-            }
-            decision.chosenMedianMs = chosen->m.medianMs;
-            decision.newConfig = decision.keptIncumbent ? entry.config : fromL2NormConfig(chosen->config);
-            decision.newBasis = std::string(kBasisMeasured);
-            decision.promoted = true;
-            const MeasuredEvidence evidence = evidenceFor(*chosen, shape, incumbent, decision, results, options);
-            entry.config = decision.newConfig;
-            entry.basis = decision.newBasis;
-            entry.evidence = evidence;
+            promoteEntry(entry, decision, records->second, results, options, profile.runtime.gpu_arch,
+                         foreignArchitecture);
             ++report.promotedCount;
-            const std::string tieText = std::to_string(shape.ties.size()) + " tie" + (shape.ties.size() == 1 ? "" : "s");
-            if (decision.keptIncumbent)
-                decision.note = "kept " + describe(entry.config) + " (in the tie set of the fastest " +
-                                configText(shape.fastest->config) + ", " + tieText + ", fastest vs incumbent " +
-                                toString(decision.bestVsIncumbent) + ")";
-            else if (decision.incumbentForeign)
-                decision.note = describe(decision.newConfig) + " replaces " + describe(decision.oldConfig) +
-                                " (the incumbent ties with the fastest, but it was chosen for " + target +
-                                " and this is " + foreignArchitecture + ": the fastest is taken; " + tieText + ")";
-            else if (decision.incumbentMeasured)
-                decision.note = describe(decision.newConfig) + " replaces " + describe(decision.oldConfig) +
-                                " (incumbent SLOWER than the fastest " + configText(shape.fastest->config) + "; " +
-                                tieText + ", tie rule)";
-            else
-                decision.note = describe(decision.newConfig) + " chosen by the tie rule from " + tieText +
-                                " (incumbent not measured)";
         }
         report.entries.push_back(std::move(decision));
     }
