@@ -269,7 +269,8 @@ int compareDecisions(const std::string& fileA, const std::string& fileB, double 
         if (pickB == b.end()) continue;
         ++compared;
         const bool sameConfig = pickA.first == pickB->second.first;
-        const bool mutualTie = contains(pickB->second.second, pickA.first) && contains(pickA.second, pickB->second.first);
+        const bool mutualTie =
+            contains(pickB->second.second, pickA.first) && contains(pickA.second, pickB->second.first);
         agree += sameConfig || mutualTie ? 1 : 0;
         std::cout << "NB " << nb << ": " << configText(pickA.first, ConfigText::Slashes) << " (" << pickA.second.size()
                   << " ties) vs " << configText(pickB->second.first, ConfigText::Slashes) << " ("
