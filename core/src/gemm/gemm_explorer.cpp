@@ -95,17 +95,6 @@ bool eligibleUnderRule(const Candidate& candidate, const SelectionRule& rule) {
     return candidate.parity.bitwiseEqualToBaseline || candidate.parity.maxRelError <= rule.errorBound;
 }
 
-// Two-sided 95% and 99% quantiles of Student's t: the measurement engine's (one implementation for every interval).
-double studentT975(int df) {
-    if (df < 1) throw Error("", "", "Student t needs at least 1 degree of freedom");
-    return studentQuantile(0.975, df);
-}
-
-double studentT995(int df) {
-    if (df < 1) throw Error("", "", "Student t needs at least 1 degree of freedom");
-    return studentQuantile(0.995, df);
-}
-
 PairedGain pairedGain(const std::vector<double>& topMs, const std::vector<double>& candidateMs) {
     if (topMs.size() != candidateMs.size())
         throw Error("", "", "paired gain over " + std::to_string(topMs.size()) + " top and " +
@@ -130,11 +119,12 @@ PairedGain pairedGain(const std::vector<double>& topMs, const std::vector<double
     double ss = 0.0;
     for (double x : logRatios) ss += (x - mean) * (x - mean);
     const double se = std::sqrt(ss / double(g.rounds - 1) / double(g.rounds));
-    const double half = studentT975(g.rounds - 1) * se;
+    // Two-sided 95% and 99% intervals from the measurement engine's Student t (one implementation for every interval).
+    const double half = studentQuantile(0.975, g.rounds - 1) * se;
     // A larger log ratio is a slower candidate: the interval's low end of the gain comes from mean + half.
     g.lowPercent = 100.0 * (1.0 - std::exp(mean + half));
     g.highPercent = 100.0 * (1.0 - std::exp(mean - half));
-    const double half99 = studentT995(g.rounds - 1) * se;
+    const double half99 = studentQuantile(0.995, g.rounds - 1) * se;
     g.low99Percent = 100.0 * (1.0 - std::exp(mean + half99));
     g.high99Percent = 100.0 * (1.0 - std::exp(mean - half99));
     return g;

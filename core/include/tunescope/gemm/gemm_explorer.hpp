@@ -70,9 +70,6 @@ struct PairedGain {
 };
 // Throws Error unless both have the same size; fewer than 2 rounds give an invalid (rounds < 2) result.
 PairedGain pairedGain(const std::vector<double>& topMs, const std::vector<double>& candidateMs);
-// The 97.5% and 99.5% quantiles of Student's t with `degreesOfFreedom` (>= 1).
-double studentT975(int degreesOfFreedom);
-double studentT995(int degreesOfFreedom);
 
 // The two power regimes users see: sustained (back to back: a serving GPU at its power cap) and short bursts
 // after idle (boost clocks).
