@@ -59,8 +59,9 @@ void validateConfirmSettings(const ConfirmSettings& c) {
     if (c.extraRounds < 0 || c.extraRounds > 100) throw Error("", "", "--extra-rounds must be 0 (off) to 100");
 }
 
-// Loads the plugin or explains why not; sets the exit code (77 when this machine cannot run it at all).
-LoadedGemmBackend openBackend(const char* command, CliContext& ctx) {
+// Loads the cuBLASLt plugin, or says on stderr why there is none and sets the exit code to skipped (77): this
+// machine cannot run `command` at all.
+LoadedGemmBackend loadGemmBackendOrSkip(const char* command, CliContext& ctx) {
     GemmBackendProbe probe = loadGemmBackend(executableDir());
     if (!probe.backend) {
         std::cerr << "tunescope-cli: " << command << ": " << (probe.noDevice ? "" : "cannot run here: ") << probe.reason
@@ -120,7 +121,7 @@ int runExplore(const ExploreArgs& args, CliContext& ctx) {
     options.confirm = args.confirm;
     for (const std::string& text : args.configs) options.requestedConfigs.push_back(parseAlgoConfigText(text));
 
-    LoadedGemmBackend backend = openBackend("explore", ctx);
+    LoadedGemmBackend backend = loadGemmBackendOrSkip("explore", ctx);
     if (!backend) return ctx.exitCode;
 
     const auto start = std::chrono::steady_clock::now();
@@ -195,7 +196,7 @@ std::string gainText(const std::optional<RegimeMeasurement>& m) {
 int runReplayCommand(const ReplayArgs& args, CliContext& ctx) {
     const Json report = readJsonFile(args.report);
     const ReplayPlan plan = replayPlanFromReport(report, args.report);
-    LoadedGemmBackend backend = openBackend("replay", ctx);
+    LoadedGemmBackend backend = loadGemmBackendOrSkip("replay", ctx);
     if (!backend) return ctx.exitCode;
     auto progress = [](const std::string& line) { std::cerr << "[replay] " << line << '\n'; };
     validateConfirmSettings(args.confirm);
