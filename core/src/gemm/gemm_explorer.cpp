@@ -980,12 +980,11 @@ Json powerWindowToJson(const PowerWindow& w) {
     return j;
 }
 
-Json buildExplorerReport(const ExplorationResult& r) {
-    Json report;
-    report["mode"] = "gemm-explore";
-    report["tool"] = {{"name", "tunescope"}, {"version", versionString()}, {"git_sha", gitSha()}};
+namespace {
 
-    const GemmEnvironment& env = r.environment;
+// The report's sections, in the order buildExplorerReport writes them.
+
+Json environmentToJson(const GemmEnvironment& env) {
     Json environment;
     environment["platform"] = platformString(env);
     environment["device"] = env.device;
@@ -1009,8 +1008,10 @@ Json buildExplorerReport(const ExplorationResult& r) {
          "CUDA 13 cuBLASLt exposes no documented MatmulAlgoConfig attribute that directly selects Stream-K. Negative "
          "SPLITK_NUM values returned by heuristics are preserved as undocumented library sentinels, not claimed as "
          "public Stream-K control."}};
-    report["environment"] = std::move(environment);
+    return environment;
+}
 
+Json workloadToJson(const ExplorationResult& r) {
     Json workload;
     workload["gemm"] = gemmSpecToJson(r.spec);
     workload["tokens"] = r.spec.logicalM();
@@ -1021,8 +1022,10 @@ Json buildExplorerReport(const ExplorationResult& r) {
                         {"rotating_input_bytes", r.rotatingBytes},
                         {"reference", "FP32 GEMM on the GPU over the same (dequantised) inputs"},
                         {"parity_region", "logical M x N block of the BF16 output, row by row of Y"}};
-    report["workload"] = std::move(workload);
+    return workload;
+}
 
+Json baselineToJson(const ExplorationResult& r) {
     Json baseline;
     if (r.baselineIndex >= 0 && r.baselineIndex < int(r.candidates.size())) {
         const Candidate& b = r.candidates[std::size_t(r.baselineIndex)];
@@ -1038,43 +1041,39 @@ Json buildExplorerReport(const ExplorationResult& r) {
                                {"scalar_pointer_mode", "host"},
                                {"bias", nullptr},
                                {"beta", 0.0}};
-    report["baseline_kernel_metadata"] = std::move(baseline);
+    return baseline;
+}
 
-    Json heuristics = Json::array();
-    for (const auto& set : r.heuristics) heuristics.push_back(heuristicSetToJson(set, env.cublasLtVersion));
-    report["heuristics"] = std::move(heuristics);
+Json splitKCheckToJson(const SplitKCheck& s) {
+    Json j = algoConfigToJson(s.requested, false);
+    j["required_workspace_bytes"] = s.result.requiredWorkspaceBytes;
+    j["waves"] = s.result.waves;
+    j["state"] = s.result.apiStatus;
+    j["api_status"] = s.result.apiStatus;
+    j["valid"] = s.result.ok();
+    j["capabilities"] = capabilitiesToJson(s.capabilities);
+    j["requested_config"] = algoConfigToJson(s.requested, false);
+    j["failed_call"] = s.result.failedCall.empty() ? Json(nullptr) : Json(s.result.failedCall);
+    j["status_name"] = statusName(s.result.apiStatus);
+    j["workspace_cap_bytes"] = s.workspaceCapBytes;
+    j["over_workspace_cap"] = s.overWorkspaceCap();
+    j["reduction"] = reductionSchemeName(s.requested.reductionScheme);
+    j["reduced_precision"] = s.reducedPrecision();
+    std::string note;
+    if (!s.result.ok())
+        note = "invalid: " + statusName(s.result.apiStatus) + " from " + s.result.failedCall;
+    else if (s.overWorkspaceCap())
+        note = "needs " + std::to_string(s.result.requiredWorkspaceBytes) + " bytes of workspace (cap " +
+               std::to_string(s.workspaceCapBytes) + ")";
+    else
+        note = "valid within the workspace cap";
+    if (s.reducedPrecision()) note += "; OUTPUT_TYPE reduction keeps partial sums in BF16: reduced precision";
+    j["note"] = note;
+    j["raw_algo_hex"] = s.result.ok() ? Json(rawAlgoToHex(s.result.raw)) : Json(nullptr);
+    return j;
+}
 
-    Json splits = Json::array();
-    for (const auto& s : r.splitKChecks) {
-        Json j = algoConfigToJson(s.requested, false);
-        j["required_workspace_bytes"] = s.result.requiredWorkspaceBytes;
-        j["waves"] = s.result.waves;
-        j["state"] = s.result.apiStatus;
-        j["api_status"] = s.result.apiStatus;
-        j["valid"] = s.result.ok();
-        j["capabilities"] = capabilitiesToJson(s.capabilities);
-        j["requested_config"] = algoConfigToJson(s.requested, false);
-        j["failed_call"] = s.result.failedCall.empty() ? Json(nullptr) : Json(s.result.failedCall);
-        j["status_name"] = statusName(s.result.apiStatus);
-        j["workspace_cap_bytes"] = s.workspaceCapBytes;
-        j["over_workspace_cap"] = s.overWorkspaceCap();
-        j["reduction"] = reductionSchemeName(s.requested.reductionScheme);
-        j["reduced_precision"] = s.reducedPrecision();
-        std::string note;
-        if (!s.result.ok())
-            note = "invalid: " + statusName(s.result.apiStatus) + " from " + s.result.failedCall;
-        else if (s.overWorkspaceCap())
-            note = "needs " + std::to_string(s.result.requiredWorkspaceBytes) + " bytes of workspace (cap " +
-                   std::to_string(s.workspaceCapBytes) + ")";
-        else
-            note = "valid within the workspace cap";
-        if (s.reducedPrecision()) note += "; OUTPUT_TYPE reduction keeps partial sums in BF16: reduced precision";
-        j["note"] = note;
-        j["raw_algo_hex"] = s.result.ok() ? Json(rawAlgoToHex(s.result.raw)) : Json(nullptr);
-        splits.push_back(std::move(j));
-    }
-    report["explicit_split_k_checks"] = std::move(splits);
-
+Json searchToJson(const ExplorationResult& r) {
     Json search;
     search["budget_seconds"] = r.budgetSeconds;
     search["seconds"] = r.stats.seconds;
@@ -1099,55 +1098,51 @@ Json buildExplorerReport(const ExplorationResult& r) {
         algos.push_back({{"algorithm_id", a.algorithmId}, {"capabilities", capabilitiesToJson(a.capabilities)}});
     search["algorithms"] = std::move(algos);
     search["log"] = r.stats.log;
-    report["search"] = std::move(search);
+    return search;
+}
 
-    Json candidates = Json::array();
-    for (const auto& c : r.candidates) candidates.push_back(candidateToJson(c, r.spec.flops()));
-    report["candidates"] = std::move(candidates);
-
-    Json selected;
+// The selection with its rule; null when nothing was selected (the exploration stopped early).
+Json selectedToJson(const ExplorationResult& r) {
     const Selection& s = r.selection;
-    if (s.candidateIndex >= 0 && s.candidateIndex < int(r.candidates.size())) {
-        const Candidate& c = r.candidates[std::size_t(s.candidateIndex)];
-        selected = algoConfigToJson(c.config);
-        selected["raw_algo_hex"] = rawAlgoToHex(c.raw);
-        selected["cublaslt_version"] = env.cublasLtVersion;
-        selected["workspace_bytes"] = r.baselineWorkspaceBytes;
-        selected["required_workspace_bytes"] = c.requiredWorkspaceBytes;
-        selected["candidate_index"] = c.index;
-        selected["baseline_candidate_index"] = s.baselineIndex;
-        selected["median_ms"] = c.final ? Json(c.final->medianMs) : Json(nullptr);
-        const Candidate& b = r.candidates[std::size_t(s.baselineIndex)];
-        selected["baseline_median_ms"] = b.final ? Json(b.final->medianMs) : Json(nullptr);
-        selected["improvement_percent"] = s.gainPercent;
-        selected["improvement_interval_95_percent"] =
-            s.leftBaseline ? Json::array({s.lowPercent, s.highPercent}) : Json(nullptr);
-        selected["regime"] = toString(s.regime);
-        selected["required_improvement_percent"] = s.requiredGainPercent;
-        selected["left_baseline"] = s.leftBaseline;
-        selected["too_noisy"] = s.tooNoisy;
-        if (c.sustained && c.sustained->vsTop.valid()) selected["sustained"] = pairedGainToJson(c.sustained->vsTop);
-        if (c.burst && c.burst->vsTop.valid()) selected["burst"] = pairedGainToJson(c.burst->vsTop);
-        selected["reason"] = s.reason;
-        selected["verified"] = s.verified;
-        if (s.verificationRan)
-            selected["selected_on"] = {{"gain_percent", s.selectedOnGainPercent},
-                                       {"interval_95_percent", {s.selectedOnLowPercent, s.selectedOnHighPercent}}};
-        selected["output_sha256"] = c.parity.checked ? Json(c.parity.sha256) : Json(nullptr);
-        selected["bitwise_equal_to_baseline"] = c.parity.bitwiseEqualToBaseline;
-    } else {
-        selected = nullptr;
-    }
-    report["selected"] = selected;
-    if (selected.is_object()) {
-        report["selected"]["rule"] = {{"exact_parity", r.rule.exactParity},
-                                      {"error_bound", r.rule.exactParity ? Json(nullptr) : Json(r.rule.errorBound)},
-                                      {"noise_threshold", r.rule.noiseThreshold},
-                                      {"regime", toString(r.rule.regime)},
-                                      {"criterion", "the lower end of the paired gain's 95% interval above "
-                                                    "noise_threshold, and the A/A control's interval containing 0"}};
-    }
+    if (s.candidateIndex < 0 || s.candidateIndex >= int(r.candidates.size())) return nullptr;
+    const Candidate& c = r.candidates[std::size_t(s.candidateIndex)];
+    Json selected = algoConfigToJson(c.config);
+    selected["raw_algo_hex"] = rawAlgoToHex(c.raw);
+    selected["cublaslt_version"] = r.environment.cublasLtVersion;
+    selected["workspace_bytes"] = r.baselineWorkspaceBytes;
+    selected["required_workspace_bytes"] = c.requiredWorkspaceBytes;
+    selected["candidate_index"] = c.index;
+    selected["baseline_candidate_index"] = s.baselineIndex;
+    selected["median_ms"] = c.final ? Json(c.final->medianMs) : Json(nullptr);
+    const Candidate& b = r.candidates[std::size_t(s.baselineIndex)];
+    selected["baseline_median_ms"] = b.final ? Json(b.final->medianMs) : Json(nullptr);
+    selected["improvement_percent"] = s.gainPercent;
+    selected["improvement_interval_95_percent"] =
+        s.leftBaseline ? Json::array({s.lowPercent, s.highPercent}) : Json(nullptr);
+    selected["regime"] = toString(s.regime);
+    selected["required_improvement_percent"] = s.requiredGainPercent;
+    selected["left_baseline"] = s.leftBaseline;
+    selected["too_noisy"] = s.tooNoisy;
+    if (c.sustained && c.sustained->vsTop.valid()) selected["sustained"] = pairedGainToJson(c.sustained->vsTop);
+    if (c.burst && c.burst->vsTop.valid()) selected["burst"] = pairedGainToJson(c.burst->vsTop);
+    selected["reason"] = s.reason;
+    selected["verified"] = s.verified;
+    if (s.verificationRan)
+        selected["selected_on"] = {{"gain_percent", s.selectedOnGainPercent},
+                                   {"interval_95_percent", {s.selectedOnLowPercent, s.selectedOnHighPercent}}};
+    selected["output_sha256"] = c.parity.checked ? Json(c.parity.sha256) : Json(nullptr);
+    selected["bitwise_equal_to_baseline"] = c.parity.bitwiseEqualToBaseline;
+    selected["rule"] = {{"exact_parity", r.rule.exactParity},
+                        {"error_bound", r.rule.exactParity ? Json(nullptr) : Json(r.rule.errorBound)},
+                        {"noise_threshold", r.rule.noiseThreshold},
+                        {"regime", toString(r.rule.regime)},
+                        {"criterion", "the lower end of the paired gain's 95% interval above noise_threshold, and "
+                                      "the A/A control's interval containing 0"}};
+    return selected;
+}
 
+Json confirmToJson(const ExplorationResult& r) {
+    const Selection& s = r.selection;
     Json confirm;
     const ConfirmSettings& cs = r.confirmSettings;
     confirm["settings"] = {{"rounds", cs.rounds},
@@ -1179,18 +1174,21 @@ Json buildExplorerReport(const ExplorationResult& r) {
     if (s.verificationRan) {
         Json verification = {{"candidate_index", s.verificationCandidate},
                              {"verified", s.verified},
-                             {"selected_on", {{"gain_percent", s.selectedOnGainPercent},
-                                              {"interval_95_percent", {s.selectedOnLowPercent, s.selectedOnHighPercent}}}},
+                             {"selected_on",
+                              {{"gain_percent", s.selectedOnGainPercent},
+                               {"interval_95_percent", {s.selectedOnLowPercent, s.selectedOnHighPercent}}}},
                              {"measurement", r.verification ? regimeToJson(*r.verification) : Json(nullptr)},
                              {"gain", r.verification ? pairedGainToJson(r.verification->vsTop) : Json(nullptr)},
                              {"aa_control", r.verificationAa ? regimeToJson(*r.verificationAa) : Json(nullptr)}};
         confirm["verification"] = std::move(verification);
     }
     confirm["method"] = r.finalistMethod;
-    report["confirm"] = std::move(confirm);
+    return confirm;
+}
 
+Json powerStateToJson(const ExplorationResult& r) {
     const PowerSummary& p = r.power;
-    report["power_state"] = {
+    return {
         {"window_seconds", r.powerWindowSeconds},
         {"measured", p.measured},
         {"power_limited", p.powerLimited},
@@ -1206,12 +1204,39 @@ Json buildExplorerReport(const ExplorationResult& r) {
         {"method", "each finalist's sustained confirm blocks (window_seconds in all, cold L2): NVML's energy counter "
                    "read at each block's start and end, board power, SM clock and clock-event reasons every 10 ms"},
         {"note", p.note}};
+}
 
+Json errorsToJson(const std::vector<UnsupportedNote>& notes) {
     Json errors = Json::array();
-    for (const auto& e : r.errorsAndUnsupported)
+    for (const auto& e : notes)
         errors.push_back({{"feature", e.feature}, {"supported_public_control", e.supportedPublicControl},
                           {"reason", e.reason}});
-    report["errors_and_unsupported"] = std::move(errors);
+    return errors;
+}
+
+}  // namespace
+
+Json buildExplorerReport(const ExplorationResult& r) {
+    Json report;
+    report["mode"] = "gemm-explore";
+    report["tool"] = {{"name", "tunescope"}, {"version", versionString()}, {"git_sha", gitSha()}};
+    report["environment"] = environmentToJson(r.environment);
+    report["workload"] = workloadToJson(r);
+    report["baseline_kernel_metadata"] = baselineToJson(r);
+    Json heuristics = Json::array();
+    for (const auto& set : r.heuristics) heuristics.push_back(heuristicSetToJson(set, r.environment.cublasLtVersion));
+    report["heuristics"] = std::move(heuristics);
+    Json splits = Json::array();
+    for (const auto& s : r.splitKChecks) splits.push_back(splitKCheckToJson(s));
+    report["explicit_split_k_checks"] = std::move(splits);
+    report["search"] = searchToJson(r);
+    Json candidates = Json::array();
+    for (const auto& c : r.candidates) candidates.push_back(candidateToJson(c, r.spec.flops()));
+    report["candidates"] = std::move(candidates);
+    report["selected"] = selectedToJson(r);
+    report["confirm"] = confirmToJson(r);
+    report["power_state"] = powerStateToJson(r);
+    report["errors_and_unsupported"] = errorsToJson(r.errorsAndUnsupported);
     report["wall_seconds"] = r.wallSeconds;
     report["failure"] = r.failure.empty() ? Json(nullptr) : Json(r.failure);
     return report;
