@@ -17,6 +17,7 @@
 #include <sys/utsname.h>
 
 #include "tunescope/base/errors.hpp"
+#include "tunescope/base/text_fields.hpp"
 #include "tunescope/device/measurement.hpp"
 
 namespace tunescope::gemm {
@@ -32,14 +33,6 @@ double secondsSince(Clock::time_point start) {
 std::string mib(std::uint64_t bytes) {
     std::ostringstream out;
     out << double(bytes) / double(kMiB) << " MiB";
-    return out.str();
-}
-
-std::string fmt(double value, int digits = 3) {
-    std::ostringstream out;
-    out.setf(std::ios::fixed);
-    out.precision(digits);
-    out << value;
     return out.str();
 }
 
@@ -68,6 +61,25 @@ int candidatesPerBatch(int limit, int every) {
 }
 
 constexpr int kTopEvery = 4;  // a heuristic-top item after every 4 candidates
+
+// One first-pass item's result into its candidate: samples, median, parity and the pending output hash, or the
+// error. Returns the candidate's first pass, null when the item failed.
+FirstPass* recordFirstPass(Candidate& c, const GemmBackend::FirstPassResult& r, int warmups, ShaFutures& shas) {
+    if (!r.error.empty() || r.samplesMs.empty()) {
+        c.error = r.error.empty() ? "no samples" : r.error;
+        return nullptr;
+    }
+    FirstPass pass;
+    pass.samplesMs = r.samplesMs;
+    pass.medianMs = median(r.samplesMs);
+    pass.warmups = warmups;
+    pass.smClockMHz = r.smClockMHz;
+    c.firstPass = pass;
+    c.error.clear();
+    c.parity = r.parity.parity;
+    shas[c.index] = r.parity.sha256;
+    return &*c.firstPass;
+}
 
 // First pass of a batch of candidates, back to back on the GPU (GemmBackend::firstPass), with the heuristic top
 // interleaved. Fills each candidate's firstPass (medianMs, relativeToTop) and parity, or its error; with
@@ -102,7 +114,6 @@ void evaluateRelative(GemmBackend& backend, std::vector<Candidate>& batch, const
     for (std::size_t i = 0; i < layout.size() && i < results.size(); ++i) {
         if (layout[i] < 0) continue;
         Candidate& c = batch[std::size_t(layout[i])];
-        const auto& r = results[i];
         // The nearest top items before and after it in the batch.
         double topSum = 0.0;
         int topCount = 0;
@@ -122,21 +133,10 @@ void evaluateRelative(GemmBackend& backend, std::vector<Candidate>& batch, const
             if (relative > 0) (*ratios)[c.index] = relative;
             continue;
         }
-        if (!r.error.empty() || r.samplesMs.empty()) {
-            c.error = r.error.empty() ? "no samples" : r.error;
-            continue;
+        if (FirstPass* pass = recordFirstPass(c, results[i], warmups, shas)) {
+            pass->relativeToTop = relative;
+            pass->topReferenceMs = topReference;
         }
-        FirstPass pass;
-        pass.samplesMs = r.samplesMs;
-        pass.medianMs = median;
-        pass.warmups = warmups;
-        pass.smClockMHz = r.smClockMHz;
-        pass.relativeToTop = relative;
-        pass.topReferenceMs = topReference;
-        c.firstPass = pass;
-        c.error.clear();
-        c.parity = r.parity.parity;
-        shas[c.index] = r.parity.sha256;
     }
 }
 
@@ -151,19 +151,10 @@ void evaluateBaseline(GemmBackend& backend, Candidate& base, std::uint64_t works
     item.makeBaseline = true;
     try {
         const auto results = backend.firstPass({item});
-        if (results.empty() || !results[0].error.empty() || results[0].samplesMs.empty()) {
-            base.error = results.empty() || results[0].error.empty() ? "no samples" : results[0].error;
-            return;
-        }
-        FirstPass pass;
-        pass.samplesMs = results[0].samplesMs;
-        pass.medianMs = median(pass.samplesMs);
-        pass.warmups = 2;
-        pass.smClockMHz = results[0].smClockMHz;
-        base.firstPass = pass;
-        base.error.clear();
-        base.parity = results[0].parity.parity;
-        shas[base.index] = results[0].parity.sha256;
+        if (results.empty())
+            base.error = "no samples";
+        else
+            recordFirstPass(base, results[0], item.warmups, shas);
     } catch (const std::exception& e) {
         base.error = e.what();
     }
@@ -185,6 +176,11 @@ std::string describeGain(const PairedGain& g) {
     return out.str();
 }
 
+// FASTER / SLOWER / SAME: where a gain's 95% interval lies against 0.
+const char* verdictOf(const PairedGain& gain) {
+    return gain.lowPercent > 0 ? "FASTER" : gain.highPercent < 0 ? "SLOWER" : "SAME";
+}
+
 // The sustained blocks of one entry as the finalist's time summary (what the GUI plots).
 FinalMeasurement finalFromBlocks(const RegimeMeasurement& m) {
     FinalMeasurement f;
@@ -200,8 +196,7 @@ FinalMeasurement finalFromBlocks(const RegimeMeasurement& m) {
     for (double c : m.smClockMHzPerRound)
         if (c > 0) clock += c, ++clocks;
     f.meanSmClockMHz = clocks ? clock / clocks : -1.0;
-    if (m.vsTop.valid())
-        f.verdictVsBaseline = m.vsTop.lowPercent > 0 ? "FASTER" : m.vsTop.highPercent < 0 ? "SLOWER" : "SAME";
+    if (m.vsTop.valid()) f.verdictVsBaseline = verdictOf(m.vsTop);
     return f;
 }
 
@@ -529,11 +524,7 @@ bool prepareWorkload(Exploration& x) {
     r.coldL2 = x.options.coldL2;
     r.environment = x.backend.environment();
     r.environment.platform = platformName();
-    r.errorsAndUnsupported.push_back(
-        {"Stream-K", false,
-         "CUDA 13 cuBLASLt exposes no documented MatmulAlgoConfig attribute that directly selects Stream-K. Negative "
-         "SPLITK_NUM values returned by heuristics are preserved as undocumented library sentinels, not claimed as "
-         "public Stream-K control."});
+    r.errorsAndUnsupported.push_back({"Stream-K", false, kStreamKNote});
     r.errorsAndUnsupported.push_back(
         {"inner/cluster shape capabilities", false,
          "No CUBLASLT_ALGO_CAP_* lists inner or cluster shape ids; the search tries cluster ids 0..51 through "
@@ -698,8 +689,8 @@ bool firstPassOfHeuristicAnswers(Exploration& x) {
         x.say(std::string(c.index == 0 ? "baseline" : c.source == "requested" ? "requested" : "heuristic") + " #" +
               std::to_string(c.index) + " " + c.config.describe() + ": " +
               (c.error.empty()
-                   ? fmt(c.firstPass->medianMs) + " ms" +
-                         (c.firstPass->relativeToTop > 0 ? " (x" + fmt(c.firstPass->relativeToTop) + " of the top)"
+                   ? formatFixed(c.firstPass->medianMs, 3) + " ms" +
+                         (c.firstPass->relativeToTop > 0 ? " (x" + formatFixed(c.firstPass->relativeToTop, 3) + " of the top)"
                                                          : "") +
                          (c.parity.bitwiseEqualToBaseline ? ", bitwise equal" : ", differs")
                    : "failed: " + c.error));
@@ -751,8 +742,8 @@ void reserveScreenAndConfirm(Exploration& x) {
         if (options.budgetSeconds < 30.0) settings.burstIdleSeconds *= scale;
         confirmReserve = confirmSeconds(settings, Regime::Sustained, confirmEntries, baselineMs) +
                          confirmSeconds(settings, Regime::Burst, burstEntries, baselineMs);
-        x.say("the budget is short: confirm blocks of " + fmt(settings.blockSeconds, 2) + " s, bursts after " +
-              fmt(settings.burstIdleSeconds, 2) + " s idle");
+        x.say("the budget is short: confirm blocks of " + formatFixed(settings.blockSeconds, 2) + " s, bursts after " +
+              formatFixed(settings.burstIdleSeconds, 2) + " s idle");
     }
     x.reserve = screenReserve + confirmReserve + 1.0;
 }
@@ -794,7 +785,7 @@ void runGuidedSearch(Exploration& x) {
             // The next batch reports the device's state; keeping busy is only a courtesy.
         }
     };
-    x.say("search: " + fmt(std::max(0.0, secondsLeft()), 1) + " s, keeping " + fmt(x.reserve, 1) +
+    x.say("search: " + formatFixed(std::max(0.0, secondsLeft()), 1) + " s, keeping " + formatFixed(x.reserve, 1) +
           " s for the screen and the confirm stage");
     r.stats = search.run(
         r.candidates, check, [&](std::vector<Candidate>& batch) { x.timeBatch(batch); }, secondsLeft, eligible,
@@ -882,7 +873,7 @@ void chooseFinalists(Exploration& x) {
     for (int id : x.finalistIds) {
         const Candidate& c = r.candidates[std::size_t(id)];
         x.say("finalist #" + std::to_string(id) + " " + c.config.describe() + ": screen score " +
-              (c.screen ? fmt(c.screen->score, 4) : std::string("-")) + " of the top");
+              (c.screen ? formatFixed(c.screen->score, 4) : std::string("-")) + " of the top");
     }
 }
 
@@ -912,7 +903,7 @@ void applyConfirmRun(Exploration& x, const ConfirmRun& run, const std::vector<in
             if (e < run.power.size()) c.power = run.power[e];
         }
         if (c.index != 0)
-            x.say(toString(regime) + " #" + std::to_string(c.index) + ": " + fmt(run.entries[e].medianMs(), 4) +
+            x.say(toString(regime) + " #" + std::to_string(c.index) + ": " + formatFixed(run.entries[e].medianMs(), 4) +
                   " ms, vs top " + describeGain(run.entries[e].vsTop));
     }
     const std::size_t aa = ids.size();
@@ -931,7 +922,7 @@ void confirmSustained(Exploration& x) {
     sustainedIds.insert(sustainedIds.end(), x.finalistIds.begin(), x.finalistIds.end());
     x.say("confirm (sustained): " + std::to_string(sustainedIds.size() + 1) + " entries (top, A/A control, " +
           std::to_string(x.finalistIds.size()) + " finalists), " + std::to_string(settings.rounds) + " rounds of " +
-          fmt(settings.blockSeconds, 2) + " s blocks back to back");
+          formatFixed(settings.blockSeconds, 2) + " s blocks back to back");
     const double thresholdPercent = 100.0 * r.rule.noiseThreshold;
     ConfirmSettings sustainedSettings = settings;
     if (r.rule.regime != Regime::Sustained) sustainedSettings.extraRounds = 0;  // only the deciding regime is extended
@@ -940,7 +931,7 @@ void confirmSustained(Exploration& x) {
     for (std::size_t e : sustained.extended) r.extendedSustained.push_back(sustainedIds[e]);
     if (sustained.extraRounds > 0)
         x.say("sequential confirm (sustained): " + std::to_string(sustained.extended.size()) +
-              " finalist(s) straddled " + fmt(thresholdPercent, 2) + "%: " + std::to_string(sustained.extraRounds) +
+              " finalist(s) straddled " + formatFixed(thresholdPercent, 2) + "%: " + std::to_string(sustained.extraRounds) +
               " more rounds with the top and the A/A control");
     applyConfirmRun(x, sustained, sustainedIds, Regime::Sustained);
     if (!sustained.errors[0].empty())
@@ -973,7 +964,7 @@ void confirmBurst(Exploration& x) {
     if (burstIds.size() <= 1 || settings.burstRounds <= 0) return;
     x.say("confirm (burst): " + std::to_string(burstIds.size() + 1) + " entries, " +
           std::to_string(settings.burstRounds) + " rounds of " + std::to_string(settings.burstLaunches) +
-          "-launch bursts, each after " + fmt(settings.burstIdleSeconds, 1) + " s idle");
+          "-launch bursts, each after " + formatFixed(settings.burstIdleSeconds, 1) + " s idle");
     const double thresholdPercent = 100.0 * r.rule.noiseThreshold;
     ConfirmSettings burstSettings = settings;
     if (r.rule.regime != Regime::Burst) burstSettings.extraRounds = 0;
@@ -982,7 +973,7 @@ void confirmBurst(Exploration& x) {
     for (std::size_t e : burst.extended) r.extendedBurst.push_back(burstIds[e]);
     if (burst.extraRounds > 0)
         x.say("sequential confirm (burst): " + std::to_string(burst.extended.size()) + " finalist(s) straddled " +
-              fmt(thresholdPercent, 2) + "%: " + std::to_string(burst.extraRounds) + " more rounds");
+              formatFixed(thresholdPercent, 2) + "%: " + std::to_string(burst.extraRounds) + " more rounds");
     applyConfirmRun(x, burst, burstIds, Regime::Burst);
 }
 
@@ -1069,7 +1060,7 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
     selectAndVerify(x);
     collectOutputHashes(x);
     x.r.wallSeconds = secondsSince(x.start);
-    x.say("exploration took " + fmt(x.r.wallSeconds, 1) + " s: " + std::to_string(x.r.candidates.size()) +
+    x.say("exploration took " + formatFixed(x.r.wallSeconds, 1) + " s: " + std::to_string(x.r.candidates.size()) +
           " candidates timed, " + std::to_string(x.r.stats.checks) + " configurations checked");
     return std::move(x.r);
 }
@@ -1146,7 +1137,7 @@ ReplayOutcome runReplay(GemmBackend& backend, const ReplayPlan& plan, const Conf
     if (out.aaSustained && out.aaSustained->vsTop.valid() && !out.aaSustained->vsTop.containsZero())
         out.verdict = "TOO NOISY";
     else
-        out.verdict = g.lowPercent > 0 ? "FASTER" : g.highPercent < 0 ? "SLOWER" : "SAME";
+        out.verdict = verdictOf(g);
     out.selected.verdictVsBaseline = out.verdict;
     return out;
 }

@@ -1004,10 +1004,7 @@ Json environmentToJson(const GemmEnvironment& env) {
         {"cublaslt_cudart_version", env.cublasLtCudartVersion},
         {"cuda_driver_api_version", env.driverApiVersion},
         {"stream_k_public_control", false},
-        {"stream_k_note",
-         "CUDA 13 cuBLASLt exposes no documented MatmulAlgoConfig attribute that directly selects Stream-K. Negative "
-         "SPLITK_NUM values returned by heuristics are preserved as undocumented library sentinels, not claimed as "
-         "public Stream-K control."}};
+        {"stream_k_note", kStreamKNote}};
     return environment;
 }
 

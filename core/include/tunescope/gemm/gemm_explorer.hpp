@@ -310,6 +310,12 @@ struct UnsupportedNote {
     std::string reason;
 };
 
+// Why the explorer claims no Stream-K control: the reason of its "Stream-K" note and the report's stream_k_note.
+inline constexpr const char* kStreamKNote =
+    "CUDA 13 cuBLASLt exposes no documented MatmulAlgoConfig attribute that directly selects Stream-K. Negative "
+    "SPLITK_NUM values returned by heuristics are preserved as undocumented library sentinels, not claimed as "
+    "public Stream-K control.";
+
 struct ExplorationResult {
     GemmSpec spec;
     GemmEnvironment environment;
