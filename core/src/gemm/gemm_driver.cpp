@@ -223,26 +223,14 @@ double confirmSeconds(const ConfirmSettings& s, Regime regime, int entries, doub
     return s.preheatSeconds + double(s.rounds) * entries * (s.blockSeconds + s.warmupSeconds + 0.01);
 }
 
-}  // namespace
+using RoundOrders = std::vector<std::vector<std::size_t>>;
 
-ConfirmRun runConfirm(GemmBackend& backend, const std::vector<ConfirmEntry>& entriesIn, Regime regime,
-                      const ConfirmSettings& settings, std::uint64_t orderSeed) {
-    const auto start = Clock::now();
-    ConfirmRun run;
-    if (entriesIn.empty()) throw Error("", "", "the confirm stage needs the heuristic top as its first entry");
-    std::vector<ConfirmEntry> entries = entriesIn;
-    entries.push_back(entriesIn.front());  // the A/A control: the top entered twice
-    const std::size_t n = entries.size();
-    run.entries.assign(n, RegimeMeasurement{});
-    run.errors.assign(n, std::string());
-    for (auto& m : run.entries) m.regime = regime;
-    const int rounds = std::max(2, regime == Regime::Burst ? settings.burstRounds : settings.rounds);
-
-    // Balanced in pairs of rounds (ABBA): a fresh random order, then the same order reversed, so that a linear
-    // drift over a pair cancels for every entry, and a drift that repeats with the rounds' period (a fixed order
-    // or a rotation would lock onto it, biasing position against position) becomes noise the interval sees.
+// Balanced in pairs of rounds (ABBA): a fresh random order, then the same order reversed, so that a linear
+// drift over a pair cancels for every entry, and a drift that repeats with the rounds' period (a fixed order
+// or a rotation would lock onto it, biasing position against position) becomes noise the interval sees.
+RoundOrders balancedOrders(std::size_t n, int rounds, std::uint64_t orderSeed) {
     std::mt19937_64 rng(orderSeed);
-    std::vector<std::vector<std::size_t>> orders;
+    RoundOrders orders;
     std::vector<std::size_t> order(n);
     for (int round = 0; round < rounds; ++round) {
         if (round % 2 == 0) {
@@ -253,7 +241,13 @@ ConfirmRun runConfirm(GemmBackend& backend, const std::vector<ConfirmEntry>& ent
         }
         orders.push_back(order);
     }
+    return orders;
+}
 
+// One block per entry and round in the rounds' orders, sized from the entries' estimates; sustained, after a
+// preheat block.
+std::vector<GemmBackend::Block> confirmBlocks(const std::vector<ConfirmEntry>& entries, const RoundOrders& orders,
+                                              Regime regime, const ConfirmSettings& settings) {
     std::vector<GemmBackend::Block> blocks;
     for (const auto& order : orders)
         for (std::size_t e : order) {
@@ -276,55 +270,71 @@ ConfirmRun runConfirm(GemmBackend& backend, const std::vector<ConfirmEntry>& ent
         GemmBackend::Block warm;
         warm.raw = entries[0].raw;
         warm.workspaceBytes = entries[0].workspaceBytes;
-        warm.warmups = int(std::clamp(std::ceil(1000.0 * settings.preheatSeconds / std::max(entries[0].estimateMs, 1e-3)),
-                                      1.0, 1e7));
+        const double topMs = std::max(entries[0].estimateMs, 1e-3);
+        warm.warmups = int(std::clamp(std::ceil(1000.0 * settings.preheatSeconds / topMs), 1.0, 1e7));
         warm.launches = 1;
         blocks.insert(blocks.begin(), warm);
     }
-    const std::size_t skip = blocks.size() - std::size_t(rounds) * n;
-    std::vector<GemmBackend::BlockResult> results;
-    try {
-        results = backend.runBlocks(blocks);
-    } catch (const std::exception& e) {
-        for (auto& err : run.errors) err = e.what();
-        run.seconds = secondsSince(start);
-        return run;
+    return blocks;
+}
+
+// One entry's blocks summed up into its power window.
+struct PowerTotals {
+    PowerWindow window;
+    std::vector<double> clocks, powerReadings;
+    double energy = 0.0;
+    bool energyKnown = true;
+
+    void add(const GemmBackend::BlockResult& r) {
+        PowerWindow& w = window;
+        w.launches += r.launches;
+        w.seconds += r.seconds;
+        w.readings += r.readings;
+        w.powerCapReadings += r.powerCapReadings;
+        w.clockEventReasons |= r.clockEventReasons;
+        if (r.powerLimitW > 0) w.powerLimitW = r.powerLimitW;
+        if (r.meanSmClockMHz > 0) clocks.push_back(r.meanSmClockMHz);
+        if (r.meanPowerReadingW > 0) powerReadings.push_back(r.meanPowerReadingW);
+        if (r.joulesPerLaunch > 0)
+            energy += r.joulesPerLaunch * r.launches;
+        else
+            energyKnown = false;
     }
-    std::vector<PowerWindow> power(n);
-    std::vector<std::vector<double>> clocks(n), powerReadings(n);
-    std::vector<double> energy(n, 0.0);
-    std::vector<bool> energyKnown(n, true);
-    for (int round = 0; round < rounds; ++round)
-        for (std::size_t p = 0; p < n; ++p) {
-            const std::size_t e = orders[std::size_t(round)][p];
-            const std::size_t i = skip + std::size_t(round) * n + p;
-            if (i >= results.size() || !results[i].error.empty() || !(results[i].medianMsPerLaunch > 0)) {
-                if (run.errors[e].empty())
-                    run.errors[e] = i < results.size() && !results[i].error.empty() ? results[i].error : "no result";
-                continue;
-            }
-            const GemmBackend::BlockResult& r = results[i];
-            RegimeMeasurement& m = run.entries[e];
-            m.msPerRound.push_back(r.medianMsPerLaunch);
-            m.joulesPerRound.push_back(r.joulesPerLaunch);
-            m.smClockMHzPerRound.push_back(r.meanSmClockMHz);
-            PowerWindow& w = power[e];
-            w.launches += r.launches;
-            w.seconds += r.seconds;
-            w.readings += r.readings;
-            w.powerCapReadings += r.powerCapReadings;
-            w.clockEventReasons |= r.clockEventReasons;
-            if (r.powerLimitW > 0) w.powerLimitW = r.powerLimitW;
-            if (r.meanSmClockMHz > 0) clocks[e].push_back(r.meanSmClockMHz);
-            if (r.meanPowerReadingW > 0) powerReadings[e].push_back(r.meanPowerReadingW);
-            if (r.joulesPerLaunch > 0)
-                energy[e] += r.joulesPerLaunch * r.launches;
-            else
-                energyKnown[e] = false;
+    // The window's per-launch figures; `error` is the entry's (empty when its blocks ran).
+    PowerWindow finish(const std::string& error) {
+        PowerWindow& w = window;
+        if (!error.empty() || w.launches == 0) {
+            w.error = error.empty() ? "no blocks" : error;
+            return w;
         }
-    // Pair every finalist with the geometric mean of the round's two top blocks (they sit at different places in
-    // the round, so drift within a round cancels better than against one of them); the A/A control pairs the two
-    // top blocks with each other.
+        w.msPerLaunch = w.seconds * 1000.0 / w.launches;
+        if (energyKnown && energy > 0) {
+            w.joulesPerLaunch = energy / w.launches;
+            w.meanPowerW = energy / w.seconds;
+        }
+        auto mean = [](const std::vector<double>& v) {
+            double sum = 0.0;
+            for (double x : v) sum += x;
+            return v.empty() ? -1.0 : sum / double(v.size());
+        };
+        w.meanPowerReadingW = mean(powerReadings);
+        if (w.meanPowerW <= 0 && w.meanPowerReadingW > 0) {
+            w.meanPowerW = w.meanPowerReadingW;
+            w.joulesPerLaunch = w.meanPowerW * w.msPerLaunch / 1000.0;
+        }
+        if (!clocks.empty()) {
+            w.meanSmClockMHz = mean(clocks);
+            w.megacyclesPerLaunch = w.msPerLaunch * w.meanSmClockMHz / 1000.0;
+        }
+        return w;
+    }
+};
+
+// Pair every finalist with the geometric mean of the round's two top blocks (they sit at different places in
+// the round, so drift within a round cancels better than against one of them); the A/A control pairs the two
+// top blocks with each other. Without both top blocks every other entry fails.
+void pairWithTop(ConfirmRun& run) {
+    const std::size_t n = run.entries.size();
     const std::size_t aa = n - 1;
     if (run.errors[0].empty() && run.errors[aa].empty() &&
         run.entries[0].msPerRound.size() == run.entries[aa].msPerRound.size()) {
@@ -348,35 +358,54 @@ ConfirmRun runConfirm(GemmBackend& backend, const std::vector<ConfirmEntry>& ent
             if (run.errors[e].empty()) run.errors[e] = "the heuristic top's blocks failed: " +
                                                        (run.errors[0].empty() ? run.errors[aa] : run.errors[0]);
     }
-    if (regime == Regime::Sustained) {
-        for (std::size_t e = 0; e < n; ++e) {
-            PowerWindow& w = power[e];
-            if (!run.errors[e].empty() || w.launches == 0) {
-                w.error = run.errors[e].empty() ? "no blocks" : run.errors[e];
+}
+
+}  // namespace
+
+ConfirmRun runConfirm(GemmBackend& backend, const std::vector<ConfirmEntry>& entriesIn, Regime regime,
+                      const ConfirmSettings& settings, std::uint64_t orderSeed) {
+    const auto start = Clock::now();
+    ConfirmRun run;
+    if (entriesIn.empty()) throw Error("", "", "the confirm stage needs the heuristic top as its first entry");
+    std::vector<ConfirmEntry> entries = entriesIn;
+    entries.push_back(entriesIn.front());  // the A/A control: the top entered twice
+    const std::size_t n = entries.size();
+    run.entries.assign(n, RegimeMeasurement{});
+    run.errors.assign(n, std::string());
+    for (auto& m : run.entries) m.regime = regime;
+    const int rounds = std::max(2, regime == Regime::Burst ? settings.burstRounds : settings.rounds);
+
+    const RoundOrders orders = balancedOrders(n, rounds, orderSeed);
+    const std::vector<GemmBackend::Block> blocks = confirmBlocks(entries, orders, regime, settings);
+    const std::size_t skip = blocks.size() - std::size_t(rounds) * n;
+    std::vector<GemmBackend::BlockResult> results;
+    try {
+        results = backend.runBlocks(blocks);
+    } catch (const std::exception& e) {
+        for (auto& err : run.errors) err = e.what();
+        run.seconds = secondsSince(start);
+        return run;
+    }
+    std::vector<PowerTotals> power(n);
+    for (int round = 0; round < rounds; ++round)
+        for (std::size_t p = 0; p < n; ++p) {
+            const std::size_t e = orders[std::size_t(round)][p];
+            const std::size_t i = skip + std::size_t(round) * n + p;
+            if (i >= results.size() || !results[i].error.empty() || !(results[i].medianMsPerLaunch > 0)) {
+                if (run.errors[e].empty())
+                    run.errors[e] = i < results.size() && !results[i].error.empty() ? results[i].error : "no result";
                 continue;
             }
-            w.msPerLaunch = w.seconds * 1000.0 / w.launches;
-            if (energyKnown[e] && energy[e] > 0) {
-                w.joulesPerLaunch = energy[e] / w.launches;
-                w.meanPowerW = energy[e] / w.seconds;
-            }
-            auto mean = [](const std::vector<double>& v) {
-                double sum = 0.0;
-                for (double x : v) sum += x;
-                return v.empty() ? -1.0 : sum / double(v.size());
-            };
-            w.meanPowerReadingW = mean(powerReadings[e]);
-            if (w.meanPowerW <= 0 && w.meanPowerReadingW > 0) {
-                w.meanPowerW = w.meanPowerReadingW;
-                w.joulesPerLaunch = w.meanPowerW * w.msPerLaunch / 1000.0;
-            }
-            if (!clocks[e].empty()) {
-                w.meanSmClockMHz = mean(clocks[e]);
-                w.megacyclesPerLaunch = w.msPerLaunch * w.meanSmClockMHz / 1000.0;
-            }
+            const GemmBackend::BlockResult& r = results[i];
+            RegimeMeasurement& m = run.entries[e];
+            m.msPerRound.push_back(r.medianMsPerLaunch);
+            m.joulesPerRound.push_back(r.joulesPerLaunch);
+            m.smClockMHzPerRound.push_back(r.meanSmClockMHz);
+            power[e].add(r);
         }
-        run.power = std::move(power);
-    }
+    pairWithTop(run);
+    if (regime == Regime::Sustained)
+        for (std::size_t e = 0; e < n; ++e) run.power.push_back(power[e].finish(run.errors[e]));
     run.seconds = secondsSince(start);
     return run;
 }
