@@ -648,15 +648,8 @@ void addRequestedConfigs(Exploration& x) {
             continue;
         }
         x.seen.insert(config);
-        Candidate c;
-        c.index = int(r.candidates.size());
-        c.config = config;
-        c.raw = result.raw;
-        c.requiredWorkspaceBytes = result.requiredWorkspaceBytes;
-        c.waves = result.waves;
-        c.source = "requested";
-        x.requested.insert(c.index);
-        r.candidates.push_back(std::move(c));
+        x.requested.insert(int(r.candidates.size()));
+        r.candidates.push_back(checkedCandidate(int(r.candidates.size()), config, result, "requested"));
     }
 }
 

@@ -471,6 +471,91 @@ std::vector<AlgoConfig> neighbours(const AlgoConfig& config, const AlgoCapabilit
     return out;
 }
 
+Candidate checkedCandidate(int index, const AlgoConfig& config, const CheckResult& check, std::string source) {
+    Candidate c;
+    c.index = index;
+    c.config = config;
+    c.raw = check.raw;
+    c.requiredWorkspaceBytes = check.requiredWorkspaceBytes;
+    c.waves = check.waves;
+    c.source = std::move(source);
+    return c;
+}
+
+namespace {
+
+// The OtherAlgorithms move: every tile and stages of the other algorithms, in the centre's cluster shape and in 0.
+std::vector<AlgoConfig> otherAlgorithmProposals(const std::vector<SearchAlgorithm>& algorithms,
+                                                const AlgoConfig& centre) {
+    std::vector<AlgoConfig> proposals;
+    for (const auto& algo : algorithms) {
+        if (algo.algorithmId == centre.algorithmId || !algo.capabilities.read) continue;
+        for (auto t : tilesOf(algo.capabilities))
+            for (auto s : stagesOf(algo.capabilities))
+                for (std::uint16_t g : {centre.clusterShape, std::uint16_t(0)}) {
+                    AlgoConfig c;
+                    c.algorithmId = algo.algorithmId;
+                    c.tileId = t;
+                    c.stagesId = s;
+                    c.clusterShape = g;
+                    proposals.push_back(c);
+                }
+    }
+    return proposals;
+}
+
+struct CheckedProposals {
+    std::vector<std::pair<AlgoConfig, CheckResult>> valid;  // passed AlgoCheck within the workspace cap
+    std::uint64_t checked = 0, overCap = 0;
+};
+
+// The proposals not seen before, checked in order (each is seen from then on) until maxCandidatesPerMove are valid
+// or the budget runs out.
+CheckedProposals checkProposals(const std::vector<AlgoConfig>& proposals, std::set<AlgoConfig>& seen,
+                                const GuidedSearch::CheckFn& check, const GuidedSearch::ClockFn& secondsLeft,
+                                const SearchOptions& options, SearchStats& stats) {
+    CheckedProposals out;
+    for (const auto& p : proposals) {
+        if (!seen.insert(p).second) continue;
+        if ((out.checked & 255u) == 255u && secondsLeft() <= 0.0) break;
+        ++out.checked;
+        CheckResult r = check(p);
+        ++stats.checks;
+        if (!r.ok()) continue;
+        ++stats.checksPassed;
+        if (r.requiredWorkspaceBytes > options.workspaceCapBytes) {
+            ++out.overCap;
+            ++stats.overWorkspaceCap;
+            continue;
+        }
+        out.valid.emplace_back(p, r);
+        if (int(out.valid.size()) >= options.maxCandidatesPerMove) break;
+    }
+    return out;
+}
+
+// The next neighbourhood to expand: around the `centres` (best first), the first move not expanded yet, the
+// OtherAlgorithms move once per algorithm. Centre -1 when every move around every centre is done.
+std::pair<int, SearchMove> nextExpansion(const std::vector<Candidate>& candidates, const std::vector<int>& centres,
+                                         std::map<AlgoConfig, std::set<SearchMove>>& expanded,
+                                         const std::set<int>& otherAlgorithmsTried) {
+    for (int id : centres) {
+        const Candidate& c = candidates[std::size_t(id)];
+        auto& done = expanded[c.config];
+        for (SearchMove m : kMoveOrder) {
+            if (done.count(m)) continue;
+            if (m == SearchMove::OtherAlgorithms && otherAlgorithmsTried.count(c.config.algorithmId)) {
+                done.insert(m);
+                continue;
+            }
+            return {c.index, m};
+        }
+    }
+    return {-1, SearchMove::Cluster};
+}
+
+}  // namespace
+
 GuidedSearch::GuidedSearch(std::vector<SearchAlgorithm> algorithms, SearchOptions options)
     : algorithms_(std::move(algorithms)), options_(std::move(options)) {}
 
@@ -508,31 +593,18 @@ SearchStats GuidedSearch::run(std::vector<Candidate>& candidates, const CheckFn&
             stats.budgetExhausted = true;
             break;
         }
-        // Centres: the best usable candidates, fastest first.
+        // Centres: the best usable candidates, fastest first, as many as the beam is wide (those whose algorithm's
+        // capabilities are unknown are never expanded).
         std::vector<int> ranked;
         for (const auto& c : candidates)
             if (usable(c)) ranked.push_back(c.index);
         std::stable_sort(ranked.begin(), ranked.end(), [&](int a, int b) {
             return candidates[std::size_t(a)].firstPass->rankMs() < candidates[std::size_t(b)].firstPass->rankMs();
         });
-        int centre = -1;
-        SearchMove move = SearchMove::Cluster;
         const int beam = std::max(1, options_.beamWidth);
-        for (int r = 0; r < int(ranked.size()) && r < beam && centre < 0; ++r) {
-            const Candidate& c = candidates[std::size_t(ranked[std::size_t(r)])];
-            if (!capsOf(c.config.algorithmId)) continue;
-            auto& done = expanded[c.config];
-            for (SearchMove m : kMoveOrder) {
-                if (done.count(m)) continue;
-                if (m == SearchMove::OtherAlgorithms && otherAlgorithmsTried.count(c.config.algorithmId)) {
-                    done.insert(m);
-                    continue;
-                }
-                centre = c.index;
-                move = m;
-                break;
-            }
-        }
+        if (int(ranked.size()) > beam) ranked.resize(std::size_t(beam));
+        std::erase_if(ranked, [&](int id) { return !capsOf(candidates[std::size_t(id)].config.algorithmId); });
+        const auto [centre, move] = nextExpansion(candidates, ranked, expanded, otherAlgorithmsTried);
         if (centre < 0) {
             say("search: every neighbourhood of the best " + std::to_string(beam) + " configurations is explored");
             break;
@@ -545,19 +617,7 @@ SearchStats GuidedSearch::run(std::vector<Candidate>& candidates, const CheckFn&
         std::vector<AlgoConfig> proposals;
         if (move == SearchMove::OtherAlgorithms) {
             otherAlgorithmsTried.insert(centreConfig.algorithmId);
-            for (const auto& algo : algorithms_) {
-                if (algo.algorithmId == centreConfig.algorithmId || !algo.capabilities.read) continue;
-                for (auto t : tilesOf(algo.capabilities))
-                    for (auto s : stagesOf(algo.capabilities))
-                        for (std::uint16_t g : {centreConfig.clusterShape, std::uint16_t(0)}) {
-                            AlgoConfig c;
-                            c.algorithmId = algo.algorithmId;
-                            c.tileId = t;
-                            c.stagesId = s;
-                            c.clusterShape = g;
-                            proposals.push_back(c);
-                        }
-            }
+            proposals = otherAlgorithmProposals(algorithms_, centreConfig);
         } else {
             proposals = neighbours(centreConfig, *capsOf(centreConfig.algorithmId), move, options_);
         }
@@ -568,24 +628,8 @@ SearchStats GuidedSearch::run(std::vector<Candidate>& candidates, const CheckFn&
             for (const auto& p : proposals) fresh += seen.count(p) ? 0 : 1;
             if (fresh > 0) beforeChecks(fresh);
         }
-        std::vector<std::pair<AlgoConfig, CheckResult>> valid;
-        std::uint64_t checked = 0, overCap = 0;
-        for (const auto& p : proposals) {
-            if (!seen.insert(p).second) continue;
-            if ((checked & 255u) == 255u && secondsLeft() <= 0.0) break;
-            ++checked;
-            CheckResult r = check(p);
-            ++stats.checks;
-            if (!r.ok()) continue;
-            ++stats.checksPassed;
-            if (r.requiredWorkspaceBytes > options_.workspaceCapBytes) {
-                ++overCap;
-                ++stats.overWorkspaceCap;
-                continue;
-            }
-            valid.emplace_back(p, r);
-            if (int(valid.size()) >= options_.maxCandidatesPerMove) break;
-        }
+        const CheckedProposals checked = checkProposals(proposals, seen, check, secondsLeft, options_, stats);
+        const auto& valid = checked.valid;
 
         // Time, in back-to-back batches.
         const double before = bestMs();
@@ -599,16 +643,9 @@ SearchStats GuidedSearch::run(std::vector<Candidate>& candidates, const CheckFn&
             }
             if (consecutiveFailures >= kMaxConsecutiveFailures) break;
             std::vector<Candidate> batch;
-            for (std::size_t i = first; i < std::min(valid.size(), first + batchSize); ++i) {
-                Candidate c;
-                c.index = int(candidates.size() + batch.size());
-                c.config = valid[i].first;
-                c.raw = valid[i].second.raw;
-                c.requiredWorkspaceBytes = valid[i].second.requiredWorkspaceBytes;
-                c.waves = valid[i].second.waves;
-                c.source = toString(move) + " of #" + std::to_string(centre);
-                batch.push_back(std::move(c));
-            }
+            for (std::size_t i = first; i < std::min(valid.size(), first + batchSize); ++i)
+                batch.push_back(checkedCandidate(int(candidates.size() + batch.size()), valid[i].first,
+                                                 valid[i].second, toString(move) + " of #" + std::to_string(centre)));
             evaluate(batch);
             for (auto& c : batch) {
                 ++stats.timed;
@@ -634,8 +671,9 @@ SearchStats GuidedSearch::run(std::vector<Candidate>& candidates, const CheckFn&
         line.precision(4);
         line << "expand #" << centre << " (" << std::fixed
              << (candidates[std::size_t(centre)].firstPass ? candidates[std::size_t(centre)].firstPass->rankMs() : 0.0)
-             << " ms) by " << toString(move) << ": " << proposals.size() << " proposed, " << checked << " checked, "
-             << valid.size() << " valid within the workspace cap (" << overCap << " over it), " << timed
+             << " ms) by " << toString(move) << ": " << proposals.size() << " proposed, " << checked.checked
+             << " checked, " << valid.size() << " valid within the workspace cap (" << checked.overCap << " over it), "
+             << timed
              << " timed, " << better << " faster than the best before; best now " << bestMs() << " ms"
              << (interrupted ? " (move interrupted: re-centring on the faster configuration)" : "");
         say(line.str());

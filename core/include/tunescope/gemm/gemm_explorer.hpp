@@ -169,6 +169,9 @@ struct Candidate {
     std::string error;  // the launch failed: recorded, not fatal
 };
 
+// A candidate for a configuration that passed AlgoCheck, not yet timed.
+Candidate checkedCandidate(int index, const AlgoConfig& config, const CheckResult& check, std::string source);
+
 // What the finalists' power windows say about the comparison (the report's "power_state").
 struct PowerSummary {
     bool measured = false;         // the baseline has a power window with a power reading
