@@ -15,12 +15,12 @@
 #include <QUrl>
 
 #include "bench/synthetic_results.hpp"
-#include "cublasltview.hpp"
+#include "documents/profiledocument.hpp"
+#include "documents/resultsdocument.hpp"
 #include "mainwindow.hpp"
-#include "policyeditor.hpp"
-#include "policytablemodel.hpp"
-#include "profiledocument.hpp"
-#include "resultsdocument.hpp"
+#include "models/policytablemodel.hpp"
+#include "pages/cublasltview.hpp"
+#include "pages/policyeditor.hpp"
 #include "signingactions.hpp"
 #include "tunescope/base/hashing.hpp"
 #include "tunescope/formats/fla_cache.hpp"

@@ -13,13 +13,13 @@
 
 #include "apppaths.hpp"
 #include "bench/synthetic_results.hpp"
+#include "documents/profiledocument.hpp"
+#include "documents/resultsdocument.hpp"
 #include "mainwindow.hpp"
-#include "plotsview.hpp"
-#include "policyeditor.hpp"
-#include "policytablemodel.hpp"
-#include "profiledocument.hpp"
-#include "resultsdocument.hpp"
-#include "validationmodel.hpp"
+#include "models/policytablemodel.hpp"
+#include "models/validationmodel.hpp"
+#include "pages/plotsview.hpp"
+#include "pages/policyeditor.hpp"
 
 using namespace tunescope;
 using namespace tunescope::ui;

@@ -6,7 +6,7 @@
 #undef foreach
 #define QT_NO_FOREACH
 
-#include "plotting.hpp"
+#include "plots/plotwidget.hpp"
 
 #include <algorithm>
 #include <cmath>

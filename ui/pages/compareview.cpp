@@ -1,10 +1,10 @@
-// QCustomPlot's header uses `foreach`; allow it for this include only, as plotting.cpp does.
+// QCustomPlot's header uses `foreach`; allow it for this include only, as plotwidget.cpp does.
 #undef QT_NO_FOREACH
 #include <qcustomplot.h>
 #undef foreach
 #define QT_NO_FOREACH
 
-#include "compareview.hpp"
+#include "pages/compareview.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -26,9 +26,9 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "plotparts.hpp"
-#include "resultsindex.hpp"
-#include "tabletools.hpp"
+#include "documents/resultsindex.hpp"
+#include "plots/plotparts.hpp"
+#include "widgets/tabletools.hpp"
 
 namespace tunescope::ui {
 namespace {

@@ -1,4 +1,4 @@
-#include "sweepview.hpp"
+#include "pages/sweepview.hpp"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -21,10 +21,10 @@
 #include <QStandardPaths>
 #include <QVBoxLayout>
 
-#include "plotsview.hpp"
-#include "profiledocument.hpp"
-#include "resultsdocument.hpp"
-#include "sweeprunner.hpp"
+#include "documents/profiledocument.hpp"
+#include "documents/resultsdocument.hpp"
+#include "documents/sweeprunner.hpp"
+#include "pages/plotsview.hpp"
 #include "tunescope/base/hashing.hpp"
 
 namespace tunescope::ui {

@@ -1,4 +1,4 @@
-#include "diffview.hpp"
+#include "pages/diffview.hpp"
 
 #include <QBrush>
 #include <QFileDialog>
@@ -13,7 +13,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "profiledocument.hpp"
+#include "documents/profiledocument.hpp"
 
 namespace tunescope::ui {
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
 // Pieces the compare and head-to-head plots share. QCustomPlot stays out of headers (its header uses `foreach`, see
-// plotting.hpp): the callers include it themselves.
+// plotwidget.hpp): the callers include it themselves.
 #include <QColor>
 #include <QFont>
 #include <QString>

@@ -5,8 +5,8 @@
 #include <QSortFilterProxyModel>
 #include <QPointer>
 
-#include "profiledocument.hpp"
-#include "resultsdocument.hpp"
+#include "documents/profiledocument.hpp"
+#include "documents/resultsdocument.hpp"
 
 namespace tunescope::ui {
 

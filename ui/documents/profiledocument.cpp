@@ -1,4 +1,4 @@
-#include "profiledocument.hpp"
+#include "documents/profiledocument.hpp"
 
 #include <QFileInfo>
 #include <QUndoCommand>

@@ -1,4 +1,4 @@
-#include "cublasltview.hpp"
+#include "pages/cublasltview.hpp"
 
 #include <map>
 #include <set>
@@ -27,7 +27,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "jsontreemodel.hpp"
+#include "models/jsontreemodel.hpp"
 #include "tunescope/gemm/gemm_driver.hpp"
 #include "tunescope/gemm/gemm_enum_names.hpp"
 

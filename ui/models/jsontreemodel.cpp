@@ -1,4 +1,4 @@
-#include "jsontreemodel.hpp"
+#include "models/jsontreemodel.hpp"
 
 namespace tunescope::ui {
 

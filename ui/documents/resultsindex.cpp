@@ -1,4 +1,4 @@
-#include "resultsindex.hpp"
+#include "documents/resultsindex.hpp"
 
 #include <algorithm>
 #include <tuple>

@@ -1,4 +1,4 @@
-#include "tabletools.hpp"
+#include "widgets/tabletools.hpp"
 
 #include <set>
 

@@ -1,4 +1,4 @@
-#include "policyeditor.hpp"
+#include "pages/policyeditor.hpp"
 
 #include <algorithm>
 
@@ -13,12 +13,12 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "choicedelegate.hpp"
-#include "lookupbox.hpp"
-#include "policytablemodel.hpp"
-#include "profiledocument.hpp"
-#include "resultsdocument.hpp"
-#include "tabletools.hpp"
+#include "documents/profiledocument.hpp"
+#include "documents/resultsdocument.hpp"
+#include "models/policytablemodel.hpp"
+#include "widgets/choicedelegate.hpp"
+#include "widgets/lookupbox.hpp"
+#include "widgets/tabletools.hpp"
 
 namespace tunescope::ui {
 

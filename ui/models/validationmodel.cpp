@@ -1,4 +1,4 @@
-#include "validationmodel.hpp"
+#include "models/validationmodel.hpp"
 
 #include <QApplication>
 #include <QBrush>
@@ -10,7 +10,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "profiledocument.hpp"
+#include "documents/profiledocument.hpp"
 
 namespace tunescope::ui {
 

@@ -1,10 +1,10 @@
-#include "sweeprunner.hpp"
+#include "documents/sweeprunner.hpp"
 
 #include <QMetaObject>
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "resultsdocument.hpp"
+#include "documents/resultsdocument.hpp"
 
 namespace tunescope::ui {
 

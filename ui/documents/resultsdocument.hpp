@@ -8,7 +8,7 @@
 #include <QObject>
 #include <QString>
 
-#include "resultsindex.hpp"
+#include "documents/resultsindex.hpp"
 #include "tunescope/formats/profile.hpp"
 #include "tunescope/sweep/results.hpp"
 #include "tunescope/sweep/sweep.hpp"

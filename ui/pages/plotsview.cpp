@@ -1,4 +1,4 @@
-#include "plotsview.hpp"
+#include "pages/plotsview.hpp"
 
 #include <QCheckBox>
 #include <QHBoxLayout>
@@ -8,8 +8,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
-#include "profiledocument.hpp"
-#include "resultsdocument.hpp"
+#include "documents/profiledocument.hpp"
+#include "documents/resultsdocument.hpp"
 
 namespace tunescope::ui {
 

@@ -1,5 +1,5 @@
 #pragma once
-// Every plot of the app. QCustomPlot is included only in plotting.cpp (its header uses `foreach`, which the
+// Every plot of the app. QCustomPlot is included only in plotwidget.cpp (its header uses `foreach`, which the
 // project's QT_NO_FOREACH forbids); the rest of the UI sees these widgets and plain data.
 #include <map>
 #include <memory>
@@ -12,7 +12,7 @@
 #include <QString>
 #include <QWidget>
 
-#include "resultsindex.hpp"
+#include "documents/resultsindex.hpp"
 
 class QCustomPlot;
 

@@ -5,7 +5,7 @@
 #include <QPointer>
 #include <QWidget>
 
-#include "plotting.hpp"
+#include "plots/plotwidget.hpp"
 #include "tunescope/formats/profile.hpp"
 
 class QLabel;

@@ -1,4 +1,4 @@
-#include "elidinglabel.hpp"
+#include "widgets/elidinglabel.hpp"
 
 #include <QFontMetrics>
 #include <QFontMetricsF>

@@ -1,4 +1,4 @@
-#include "resultsdocument.hpp"
+#include "documents/resultsdocument.hpp"
 
 #include <QFileInfo>
 

@@ -1,10 +1,10 @@
-// QCustomPlot's header uses `foreach`; allow it for this include only, as plotting.cpp does.
+// QCustomPlot's header uses `foreach`; allow it for this include only, as plotwidget.cpp does.
 #undef QT_NO_FOREACH
 #include <qcustomplot.h>
 #undef foreach
 #define QT_NO_FOREACH
 
-#include "plotparts.hpp"
+#include "plots/plotparts.hpp"
 
 namespace tunescope::ui {
 

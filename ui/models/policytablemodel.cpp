@@ -1,4 +1,4 @@
-#include "policytablemodel.hpp"
+#include "models/policytablemodel.hpp"
 
 #include <QBrush>
 #include <QColor>
@@ -7,7 +7,7 @@
 
 #include <limits>
 
-#include "legalvalues.hpp"
+#include "models/legalvalues.hpp"
 
 namespace tunescope::ui {
 namespace {

@@ -10,7 +10,7 @@
 #include <QStandardItemModel>
 #include <QWidget>
 
-#include "plotting.hpp"
+#include "plots/plotwidget.hpp"
 #include "tunescope/formats/report.hpp"
 
 class QLabel;

@@ -1,6 +1,6 @@
-#include "legalvalues.hpp"
+#include "models/legalvalues.hpp"
 
-#include "policytablemodel.hpp"
+#include "models/policytablemodel.hpp"
 
 namespace tunescope::ui {
 

@@ -1,10 +1,10 @@
-#include "lookupbox.hpp"
+#include "widgets/lookupbox.hpp"
 
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSpinBox>
 
-#include "profiledocument.hpp"
+#include "documents/profiledocument.hpp"
 #include "tunescope/formats/lookup.hpp"
 
 namespace tunescope::ui {

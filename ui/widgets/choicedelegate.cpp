@@ -1,8 +1,8 @@
-#include "choicedelegate.hpp"
+#include "widgets/choicedelegate.hpp"
 
 #include <QComboBox>
 
-#include "policytablemodel.hpp"
+#include "models/policytablemodel.hpp"
 
 namespace tunescope::ui {
 
