@@ -14,7 +14,7 @@
 #include <QTest>
 #include <QUrl>
 
-#include "bench/synthetic_results.hpp"
+#include "../bench/ui_open/synthetic_results.hpp"  // shared with bench_ui_open, outside ui/
 #include "documents/profiledocument.hpp"
 #include "documents/resultsdocument.hpp"
 #include "mainwindow.hpp"

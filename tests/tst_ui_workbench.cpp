@@ -38,7 +38,7 @@
 #include <QUndoStack>
 #include <QWheelEvent>
 
-#include "bench/synthetic_results.hpp"
+#include "../bench/ui_open/synthetic_results.hpp"  // shared with bench_ui_open, outside ui/
 #include "documents/profiledocument.hpp"
 #include "documents/resultsdocument.hpp"
 #include "documents/resultsindex.hpp"

@@ -12,7 +12,6 @@
 #include <QTemporaryDir>
 
 #include "apppaths.hpp"
-#include "bench/synthetic_results.hpp"
 #include "documents/profiledocument.hpp"
 #include "documents/resultsdocument.hpp"
 #include "mainwindow.hpp"
@@ -20,6 +19,7 @@
 #include "models/validationmodel.hpp"
 #include "pages/plotsview.hpp"
 #include "pages/policyeditor.hpp"
+#include "synthetic_results.hpp"
 
 using namespace tunescope;
 using namespace tunescope::ui;
