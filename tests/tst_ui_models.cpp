@@ -23,6 +23,7 @@
 #include "pages/diffview.hpp"
 #include "pages/plotsview.hpp"
 #include "pages/policyeditor.hpp"
+#include "pages/validationpanel.hpp"
 #include "sweep_test_fixtures.hpp"
 #include "tunescope/sweep/sweep.hpp"
 

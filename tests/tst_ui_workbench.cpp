@@ -53,6 +53,7 @@
 #include "pages/plotsview.hpp"
 #include "pages/policyeditor.hpp"
 #include "pages/sweepview.hpp"
+#include "pages/validationpanel.hpp"
 #include "plots/plotwidget.hpp"
 #include "tunescope/formats/profile.hpp"
 #include "tunescope/formats/report.hpp"

@@ -27,6 +27,7 @@
 #include "pages/plotsview.hpp"
 #include "pages/policyeditor.hpp"
 #include "pages/sweepview.hpp"
+#include "pages/validationpanel.hpp"
 
 namespace tunescope::ui {
 namespace {

@@ -16,9 +16,9 @@
 #include "documents/resultsdocument.hpp"
 #include "mainwindow.hpp"
 #include "models/policytablemodel.hpp"
-#include "models/validationmodel.hpp"
 #include "pages/plotsview.hpp"
 #include "pages/policyeditor.hpp"
+#include "pages/validationpanel.hpp"
 #include "synthetic_results.hpp"
 
 using namespace tunescope;
