@@ -16,6 +16,7 @@
 #include "documents/profiledocument.hpp"
 #include "documents/resultsdocument.hpp"
 #include "mainwindow.hpp"
+#include "models/diffmodel.hpp"
 #include "models/jsontreemodel.hpp"
 #include "models/policytablemodel.hpp"
 #include "models/validationmodel.hpp"

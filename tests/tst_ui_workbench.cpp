@@ -44,6 +44,8 @@
 #include "documents/resultsindex.hpp"
 #include "documents/sweeprunner.hpp"
 #include "mainwindow.hpp"
+#include "models/comparemodel.hpp"
+#include "models/headtoheadmodel.hpp"
 #include "models/jsontreemodel.hpp"
 #include "models/policytablemodel.hpp"
 #include "models/validationmodel.hpp"

@@ -5,13 +5,7 @@
 // run's winner per NB and what keeping A's winner costs on B (docs/gui.md). A second plot overlays both runs'
 // latency per config at one NB, ordered by B, with the rank agreement: a stand-in sweep beside a sweep of FLA's
 // Triton kernel shows where they rank configs differently.
-#include <memory>
-
-#include <QAbstractTableModel>
 #include <QWidget>
-
-#include "tunescope/sweep/results.hpp"
-#include "tunescope/sweep/run_compare.hpp"
 
 class QComboBox;
 class QCustomPlot;
@@ -23,28 +17,7 @@ class QTableView;
 
 namespace tunescope::ui {
 
-// One row per compared pair. Sorting uses SortRole (numbers as numbers); the display shows units.
-class CompareModel : public QAbstractTableModel {
-    Q_OBJECT
-public:
-    enum Column { NbColumn, ConfigColumn, MedianAColumn, MedianBColumn, RatioColumn, IntervalColumn, VerdictColumn,
-                  QualityColumn, kColumns };
-    static constexpr int SortRole = Qt::UserRole + 1;
-
-    explicit CompareModel(QObject* parent = nullptr);
-    // The comparison's rows point into the two files; the model keeps them alive.
-    void setComparison(std::shared_ptr<const ResultsFile> a, std::shared_ptr<const ResultsFile> b, RunComparison comparison);
-    const RunComparison& comparison() const { return comparison_; }
-
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
-private:
-    std::shared_ptr<const ResultsFile> a_, b_;
-    RunComparison comparison_;
-};
+class CompareModel;
 
 class CompareView : public QWidget {
     Q_OBJECT

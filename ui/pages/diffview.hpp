@@ -4,11 +4,10 @@
 // editor (with its unsaved edits); by default the file on disk against the editor, i.e. what Save would change.
 #include <optional>
 
-#include <QAbstractTableModel>
 #include <QPointer>
 #include <QWidget>
 
-#include "tunescope/formats/diff.hpp"
+#include "tunescope/formats/profile.hpp"
 
 class QLabel;
 class QListWidget;
@@ -16,25 +15,8 @@ class QTableView;
 
 namespace tunescope::ui {
 
+class DiffModel;
 class ProfileDocument;
-
-class DiffModel : public QAbstractTableModel {
-    Q_OBJECT
-public:
-    enum Column { NbColumn, ChangeColumn, BeforeColumn, AfterColumn, BasisColumn, FieldsColumn, ColumnCount };
-    using QAbstractTableModel::QAbstractTableModel;
-
-    void setDiff(ProfileDiff diff);
-    const ProfileDiff& diff() const { return diff_; }
-
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
-private:
-    ProfileDiff diff_;
-};
 
 class DiffView : public QWidget {
     Q_OBJECT

@@ -6,10 +6,8 @@
 // docs/sweep.md "Head to head").
 #include <memory>
 
-#include <QAbstractTableModel>
 #include <QWidget>
 
-#include "tunescope/sweep/head_to_head.hpp"
 #include "tunescope/sweep/results.hpp"
 
 class QCustomPlot;
@@ -21,28 +19,7 @@ class QTableView;
 
 namespace tunescope::ui {
 
-// One row per NB. Sorting uses SortRole (numbers as numbers); the display shows units.
-class HeadToHeadModel : public QAbstractTableModel {
-    Q_OBJECT
-public:
-    enum Column { NbColumn, CandidateColumn, BaselineColumn, CandidateMedianColumn, BaselineMedianColumn, RatioColumn,
-                  IntervalColumn, ControlColumn, RoundsColumn, VerdictColumn, kColumns };
-    static constexpr int SortRole = Qt::UserRole + 1;
-
-    explicit HeadToHeadModel(QObject* parent = nullptr);
-    // The report's rows point into the file; the model keeps it alive.
-    void setReport(std::shared_ptr<const ResultsFile> file, HeadToHeadReport report);
-    const HeadToHeadReport& report() const { return report_; }
-
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
-private:
-    std::shared_ptr<const ResultsFile> file_;
-    HeadToHeadReport report_;
-};
+class HeadToHeadModel;
 
 class HeadToHeadView : public QWidget {
     Q_OBJECT

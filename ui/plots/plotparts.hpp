@@ -11,10 +11,6 @@ class QCustomPlot;
 
 namespace tunescope::ui {
 
-// The verdict colours of the compare and head-to-head pages, in their tables and plots alike.
-inline const QColor kFasterColour(0, 140, 60);
-inline const QColor kSlowerColour(200, 30, 30);
-
 // One graph of points (no line) with vertical whiskers of `minus` below and `plus` above each value.
 void addPointsWithWhiskers(QCustomPlot* plot, const QString& name, const QCPScatterStyle& style,
                            const QVector<double>& keys, const QVector<double>& values, const QVector<double>& minus,
