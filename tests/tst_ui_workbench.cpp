@@ -47,6 +47,7 @@
 #include "models/comparemodel.hpp"
 #include "models/headtoheadmodel.hpp"
 #include "models/jsontreemodel.hpp"
+#include "models/policysortfilterproxy.hpp"
 #include "models/policytablemodel.hpp"
 #include "models/validationmodel.hpp"
 #include "pages/compareview.hpp"

@@ -2,7 +2,6 @@
 // The policy editor's table: one row per per_NB_policy entry (NB 1..32 in the seed), the launch config and its
 // basis, and, when sweep results are loaded, what was measured. Edits go through the document's undo stack.
 #include <QAbstractTableModel>
-#include <QSortFilterProxyModel>
 #include <QPointer>
 
 #include "documents/profiledocument.hpp"
@@ -87,27 +86,6 @@ private:
     QPointer<const ResultsDocument> results_;
     std::map<int, RegretSummary> regret_;
     bool resultColumnsShown_ = false;
-};
-
-// The policy table as the editor shows it: sorted by any column through PolicyTableModel::SortRole (numbers as
-// numbers; entries without a measurement sort last) and filtered by words that must all match. "bt=16" or
-// "basis=prospective-manual-edit" match one column exactly (keys are the column names, "warps" and "stages" too);
-// any other word matches part of any cell ("prospective", "BT16 w4", "not converged"). Edits pass through to the
-// source row, whatever the order.
-class PolicySortFilterProxy : public QSortFilterProxyModel {
-    Q_OBJECT
-public:
-    explicit PolicySortFilterProxy(QObject* parent = nullptr);
-    void setFilterWords(const QString& text);
-    QString filterWords() const { return words_.join(QLatin1Char(' ')); }
-
-protected:
-    bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
-    bool lessThan(const QModelIndex& left, const QModelIndex& right) const override;
-
-private:
-    int columnForKey(const QString& key) const;
-    QStringList words_;
 };
 
 // Whether the profile targets AMD (gfx...) rather than NVIDIA (sm_...), from runtime.gpu_arch.

@@ -15,6 +15,7 @@
 
 #include "documents/profiledocument.hpp"
 #include "documents/resultsdocument.hpp"
+#include "models/policysortfilterproxy.hpp"
 #include "models/policytablemodel.hpp"
 #include "widgets/choicedelegate.hpp"
 #include "widgets/lookupbox.hpp"
