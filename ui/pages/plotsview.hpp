@@ -6,7 +6,6 @@
 #include <QWidget>
 
 #include "plots/plotwidget.hpp"
-#include "tunescope/formats/profile.hpp"
 
 class QLabel;
 class QTabWidget;
@@ -15,12 +14,6 @@ namespace tunescope::ui {
 
 class ProfileDocument;
 class ResultsDocument;
-
-// The profile's config at each NB, as plot markers (prospective entries marked as such).
-PolicyMarkers policyMarkers(const Profile& profile);
-
-// Keeps `plot` in step with the documents: markers follow the profile, data follows the results (throttled).
-void bindPlot(PlotWidget* plot, ProfileDocument* profile, ResultsDocument* results);
 
 class PlotsView : public QWidget {
     Q_OBJECT

@@ -24,7 +24,7 @@
 #include "documents/profiledocument.hpp"
 #include "documents/resultsdocument.hpp"
 #include "documents/sweeprunner.hpp"
-#include "pages/plotsview.hpp"
+#include "plots/plotbinding.hpp"
 #include "tunescope/base/hashing.hpp"
 
 namespace tunescope::ui {
