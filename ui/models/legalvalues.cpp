@@ -1,8 +1,17 @@
 #include "models/legalvalues.hpp"
 
-#include "models/policytablemodel.hpp"
+#include <QString>
 
 namespace tunescope::ui {
+
+namespace {
+
+// Whether the profile targets AMD (gfx...) rather than NVIDIA (sm_...), from runtime.gpu_arch.
+bool isAmdTarget(const Profile& profile) {
+    return QString::fromStdString(profile.runtime.gpu_arch).startsWith(QLatin1String("gfx"));
+}
+
+}  // namespace
 
 TargetLimits targetLimits(const Profile& profile) {
     TargetLimits limits;

@@ -21,10 +21,6 @@ QString formatMs(double ms) {
 
 }  // namespace
 
-bool isAmdTarget(const Profile& profile) {
-    return QString::fromStdString(profile.runtime.gpu_arch).startsWith(QLatin1String("gfx"));
-}
-
 PolicyTableModel::PolicyTableModel(ProfileDocument* document, QObject* parent)
     : QAbstractTableModel(parent), document_(document) {
     connect(document, &ProfileDocument::reset, this, &PolicyTableModel::onReset);

@@ -88,7 +88,4 @@ private:
     bool resultColumnsShown_ = false;
 };
 
-// Whether the profile targets AMD (gfx...) rather than NVIDIA (sm_...), from runtime.gpu_arch.
-bool isAmdTarget(const Profile& profile);
-
 }  // namespace tunescope::ui
