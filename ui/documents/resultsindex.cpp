@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "tunescope/base/text_fields.hpp"
+
 namespace tunescope::ui {
 
 QString configLabel(const L2NormConfig& config) {
@@ -12,7 +14,13 @@ QString configLabel(const L2NormConfig& config) {
     return label;
 }
 
-QString formatUs(double ms) { return QString::number(ms * 1000.0, 'f', 2) + QStringLiteral(" us"); }
+QString formatUs(double ms) { return QString::fromStdString(tunescope::formatUs(ms)); }
+
+QString formatMs(double ms) {
+    if (ms < 1.0) return formatUs(ms);
+    if (ms < 1000.0) return QString::number(ms, 'f', 3) + QStringLiteral(" ms");
+    return QString::number(ms / 1000.0, 'f', 3) + QStringLiteral(" s");
+}
 
 bool configLess(const L2NormConfig& a, const L2NormConfig& b) {
     return std::tie(a.blockRows, a.numWarps, a.numStages, a.numCtas) <

@@ -31,6 +31,8 @@ struct CellStats {
 QString configLabel(const L2NormConfig& config);
 // "11.52 us": a median in ms, always in microseconds (the compare and head-to-head tables).
 QString formatUs(double ms);
+// A time in the unit that reads best: "11.52 us", "1.234 ms", "2.500 s" (the plots and the policy table).
+QString formatMs(double ms);
 
 // Orders configs by BT, then num_warps, num_stages, num_ctas: the order the heatmap and the table use.
 bool configLess(const L2NormConfig& a, const L2NormConfig& b);

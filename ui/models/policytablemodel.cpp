@@ -7,17 +7,13 @@
 
 #include <limits>
 
+#include "documents/resultsindex.hpp"
 #include "models/legalvalues.hpp"
 
 namespace tunescope::ui {
 namespace {
 
 const QColor kChangedBackground(255, 243, 176);  // a pale yellow: edited, not yet saved
-
-QString formatMs(double ms) {
-    if (ms < 1.0) return QString::number(ms * 1000.0, 'f', 2) + QStringLiteral(" us");
-    return QString::number(ms, 'f', 3) + QStringLiteral(" ms");
-}
 
 }  // namespace
 

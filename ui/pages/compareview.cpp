@@ -1,8 +1,5 @@
-// QCustomPlot's header uses `foreach`; allow it for this include only, as plotwidget.cpp does.
-#undef QT_NO_FOREACH
-#include <qcustomplot.h>
-#undef foreach
-#define QT_NO_FOREACH
+// First: QCustomPlot with its `foreach` allowed (see the header).
+#include "plots/qcustomplot_include.hpp"
 
 #include "pages/compareview.hpp"
 

@@ -1,10 +1,5 @@
-// QCustomPlot's header uses Q_FOREACH under the name `foreach`; the project forbids it, so allow it for this one
-// include only (the same pattern as KDAB hotspot's frequencypage.cpp). It must come before any other Qt header,
-// because qforeach.h decides once per translation unit.
-#undef QT_NO_FOREACH
-#include <qcustomplot.h>
-#undef foreach
-#define QT_NO_FOREACH
+// First: QCustomPlot with its `foreach` allowed (see the header).
+#include "plots/qcustomplot_include.hpp"
 
 #include "plots/plotwidget.hpp"
 
@@ -33,12 +28,6 @@ const QColor kBestColour(0, 140, 60);
 const QColor kProfileColour(200, 30, 30);
 const QColor kProspectiveColour(230, 130, 0);
 const QColor kCeilingColour(90, 90, 90);
-
-QString formatMs(double ms) {
-    if (ms < 1.0) return QString::number(ms * 1000.0, 'f', 2) + QStringLiteral(" us");
-    if (ms < 1000.0) return QString::number(ms, 'f', 3) + QStringLiteral(" ms");
-    return QString::number(ms / 1000.0, 'f', 3) + QStringLiteral(" s");
-}
 
 // "20 us", "1 ms", "500 ms": a 1-2-5 tick needs no decimals.
 QString tickLabel(double ms) {
