@@ -370,10 +370,11 @@ private slots:
         QVERIFY(!gain.containsZero());
         // Rounds, not launches, are the unit: the same ratios in more rounds narrow the interval by the t
         // quantile and sqrt(n), nothing else.
-        QVERIFY(std::fabs(g::studentT975(5) - 2.5706) < 1e-3);
-        QVERIFY(std::fabs(g::studentT975(1000) - 1.9623) < 1e-3);
-        QVERIFY(std::fabs(g::studentT995(5) - 4.0321) < 1e-3);
-        QVERIFY(std::fabs(g::studentT975(45) - 2.0141) < 1e-3);  // beyond the old 30-row table: exact, not interpolated
+        QVERIFY(std::fabs(tunescope::studentQuantile(0.975, 5) - 2.5706) < 1e-3);
+        QVERIFY(std::fabs(tunescope::studentQuantile(0.975, 1000) - 1.9623) < 1e-3);
+        QVERIFY(std::fabs(tunescope::studentQuantile(0.995, 5) - 4.0321) < 1e-3);
+        // Beyond the old 30-row table: exact, not interpolated.
+        QVERIFY(std::fabs(tunescope::studentQuantile(0.975, 45) - 2.0141) < 1e-3);
         QVERIFY(!g::pairedGain({8.0}, {7.0}).valid());
         QVERIFY(expectError([] { g::pairedGain({1.0, 2.0}, {1.0}); }).message().find("rounds") != std::string::npos);
         QVERIFY(g::regimeFromString("burst") == g::Regime::Burst);

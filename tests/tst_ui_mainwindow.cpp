@@ -14,13 +14,13 @@
 #include <QTest>
 #include <QUrl>
 
-#include "bench/synthetic_results.hpp"
-#include "cublasltview.hpp"
+#include "../bench/ui_open/synthetic_results.hpp"  // shared with bench_ui_open, outside ui/
+#include "documents/profiledocument.hpp"
+#include "documents/resultsdocument.hpp"
 #include "mainwindow.hpp"
-#include "policyeditor.hpp"
-#include "policytablemodel.hpp"
-#include "profiledocument.hpp"
-#include "resultsdocument.hpp"
+#include "models/policytablemodel.hpp"
+#include "pages/cublasltview.hpp"
+#include "pages/policyeditor.hpp"
 #include "signingactions.hpp"
 #include "tunescope/base/hashing.hpp"
 #include "tunescope/formats/fla_cache.hpp"

@@ -12,19 +12,21 @@
 #include <QTest>
 #include <QTreeView>
 
-#include "bench/synthetic_results.hpp"
+#include "../bench/ui_open/synthetic_results.hpp"  // shared with bench_ui_open, outside ui/
+#include "documents/profiledocument.hpp"
+#include "documents/resultsdocument.hpp"
+#include "mainwindow.hpp"
+#include "models/diffmodel.hpp"
+#include "models/jsontreemodel.hpp"
+#include "models/policytablemodel.hpp"
+#include "models/validationmodel.hpp"
+#include "pages/cublasltview.hpp"
+#include "pages/diffview.hpp"
+#include "pages/plotsview.hpp"
+#include "pages/policyeditor.hpp"
+#include "pages/validationpanel.hpp"
 #include "sweep_test_fixtures.hpp"
 #include "tunescope/sweep/sweep.hpp"
-#include "cublasltview.hpp"
-#include "diffview.hpp"
-#include "jsontreemodel.hpp"
-#include "mainwindow.hpp"
-#include "plotsview.hpp"
-#include "policyeditor.hpp"
-#include "policytablemodel.hpp"
-#include "profiledocument.hpp"
-#include "resultsdocument.hpp"
-#include "validationmodel.hpp"
 
 using namespace tunescope;
 using namespace tunescope::ui;

@@ -12,8 +12,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "policytablemodel.hpp"
-#include "profiledocument.hpp"
+#include "documents/profiledocument.hpp"
+#include "models/policytablemodel.hpp"
 #include "tunescope/base/json_io.hpp"
 
 using namespace tunescope;

@@ -12,12 +12,12 @@
 #include <QTest>
 #include <QTimer>
 
-#include "plotting.hpp"
-#include "policytablemodel.hpp"
-#include "profiledocument.hpp"
-#include "resultsdocument.hpp"
-#include "sweeprunner.hpp"
-#include "sweepview.hpp"
+#include "documents/profiledocument.hpp"
+#include "documents/resultsdocument.hpp"
+#include "documents/sweeprunner.hpp"
+#include "models/policytablemodel.hpp"
+#include "pages/sweepview.hpp"
+#include "plots/plotwidget.hpp"
 #include "tunescope/formats/validation.hpp"
 
 using namespace tunescope;

@@ -16,17 +16,18 @@
 #include <QTimer>
 
 #include "apppaths.hpp"
-#include "compareview.hpp"
-#include "cublasltview.hpp"
-#include "diffview.hpp"
+#include "documents/profiledocument.hpp"
+#include "documents/sweeprunner.hpp"
 #include "mainwindow.hpp"
-#include "plotsview.hpp"
-#include "policyeditor.hpp"
-#include "policytablemodel.hpp"
-#include "profiledocument.hpp"
-#include "sweeprunner.hpp"
-#include "sweepview.hpp"
-#include "validationmodel.hpp"
+#include "models/policytablemodel.hpp"
+#include "models/validationmodel.hpp"
+#include "pages/compareview.hpp"
+#include "pages/cublasltview.hpp"
+#include "pages/diffview.hpp"
+#include "pages/plotsview.hpp"
+#include "pages/policyeditor.hpp"
+#include "pages/sweepview.hpp"
+#include "pages/validationpanel.hpp"
 
 namespace tunescope::ui {
 namespace {

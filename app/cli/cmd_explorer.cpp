@@ -7,11 +7,11 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <sstream>
 
 #include "commands.hpp"
 #include "tunescope/base/errors.hpp"
 #include "tunescope/base/json_io.hpp"
+#include "tunescope/base/text_fields.hpp"
 #include "tunescope/gemm/gemm_driver.hpp"
 #include "tunescope/gemm/gemm_explorer.hpp"
 
@@ -25,14 +25,6 @@ std::string executableDir() {
     std::error_code ec;
     const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
     return ec ? std::string() : exe.parent_path().string();
-}
-
-std::string fixed(double value, int digits) {
-    std::ostringstream out;
-    out.setf(std::ios::fixed);
-    out.precision(digits);
-    out << value;
-    return out.str();
 }
 
 // The confirm stage's settings, shared by explore and replay.
@@ -59,8 +51,18 @@ void validateConfirmSettings(const ConfirmSettings& c) {
     if (c.extraRounds < 0 || c.extraRounds > 100) throw Error("", "", "--extra-rounds must be 0 (off) to 100");
 }
 
-// Loads the plugin or explains why not; sets the exit code (77 when this machine cannot run it at all).
-LoadedGemmBackend openBackend(const char* command, CliContext& ctx) {
+// "1.23% [0.45, 2.01]": a gain in percent with its 95% interval.
+std::string gainWithInterval(double gainPercent, double lowPercent, double highPercent) {
+    return formatFixed(gainPercent, 2) + "% [" + formatFixed(lowPercent, 2) + ", " + formatFixed(highPercent, 2) + "]";
+}
+
+std::string gainWithInterval(const PairedGain& gain) {
+    return gainWithInterval(gain.gainPercent, gain.lowPercent, gain.highPercent);
+}
+
+// Loads the cuBLASLt plugin, or says on stderr why there is none and sets the exit code to skipped (77): this
+// machine cannot run `command` at all.
+LoadedGemmBackend loadGemmBackendOrSkip(const char* command, CliContext& ctx) {
     GemmBackendProbe probe = loadGemmBackend(executableDir());
     if (!probe.backend) {
         std::cerr << "tunescope-cli: " << command << ": " << (probe.noDevice ? "" : "cannot run here: ") << probe.reason
@@ -120,14 +122,14 @@ int runExplore(const ExploreArgs& args, CliContext& ctx) {
     options.confirm = args.confirm;
     for (const std::string& text : args.configs) options.requestedConfigs.push_back(parseAlgoConfigText(text));
 
-    LoadedGemmBackend backend = openBackend("explore", ctx);
+    LoadedGemmBackend backend = loadGemmBackendOrSkip("explore", ctx);
     if (!backend) return ctx.exitCode;
 
     const auto start = std::chrono::steady_clock::now();
     auto progress = [&](const std::string& line) {
         if (args.quiet) return;
         const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::cerr << "[explore " << fixed(t, 1) << " s] " << line << '\n';
+        std::cerr << "[explore " << formatFixed(t, 1) << " s] " << line << '\n';
     };
     const ExplorationResult result = runExploration(*backend.get(), options, progress);
     const Json report = buildExplorerReport(result);
@@ -140,30 +142,30 @@ int runExplore(const ExploreArgs& args, CliContext& ctx) {
     }
     const Candidate& base = result.candidates[std::size_t(result.baselineIndex)];
     std::cout << "explored " << describe(spec) << " on " << result.environment.device << " in "
-              << fixed(result.wallSeconds, 1) << " s: " << result.candidates.size() << " candidates timed, "
+              << formatFixed(result.wallSeconds, 1) << " s: " << result.candidates.size() << " candidates timed, "
               << result.stats.checks << " configurations checked\n";
-    if (base.final) std::cout << "heuristic top: " << base.config.describe() << ": " << fixed(base.final->medianMs, 4) << " ms\n";
+    if (base.final)
+        std::cout << "heuristic top: " << base.config.describe() << ": " << formatFixed(base.final->medianMs, 4)
+                  << " ms\n";
     if (result.selection.leftBaseline) {
         const Candidate& sel = result.candidates[std::size_t(result.selection.candidateIndex)];
+        const Selection& s = result.selection;
         std::cout << "selected:      " << sel.config.describe() << ": "
-                  << (sel.final ? fixed(sel.final->medianMs, 4) + " ms" : std::string("-")) << " ("
-                  << fixed(result.selection.gainPercent, 2) << "% [" << fixed(result.selection.lowPercent, 2) << ", "
-                  << fixed(result.selection.highPercent, 2) << "] vs heuristic top, " << toString(result.selection.regime)
-                  << ")\n";
+                  << (sel.final ? formatFixed(sel.final->medianMs, 4) + " ms" : std::string("-")) << " ("
+                  << gainWithInterval(s.gainPercent, s.lowPercent, s.highPercent) << " vs heuristic top, "
+                  << toString(s.regime) << ")\n";
     }
     for (const Candidate& c : result.candidates) {
         if (c.index == result.baselineIndex || (!c.sustained && !c.burst)) continue;
         std::cout << "finalist #" << c.index << ":";
         for (const auto* m : {&c.sustained, &c.burst})
             if (*m && (*m)->vsTop.valid())
-                std::cout << " " << toString((*m)->regime) << " " << fixed((*m)->vsTop.gainPercent, 2) << "% ["
-                          << fixed((*m)->vsTop.lowPercent, 2) << ", " << fixed((*m)->vsTop.highPercent, 2) << "]";
+                std::cout << " " << toString((*m)->regime) << " " << gainWithInterval((*m)->vsTop);
         std::cout << '\n';
     }
     for (const auto* aa : {&result.aaSustained, &result.aaBurst})
         if (*aa && (*aa)->vsTop.valid())
-            std::cout << "A/A control " << toString((*aa)->regime) << ": " << fixed((*aa)->vsTop.gainPercent, 2) << "% ["
-                      << fixed((*aa)->vsTop.lowPercent, 2) << ", " << fixed((*aa)->vsTop.highPercent, 2) << "]\n";
+            std::cout << "A/A control " << toString((*aa)->regime) << ": " << gainWithInterval((*aa)->vsTop) << '\n';
     std::cout << result.selection.reason << '\n';
     if (result.power.measured) std::cout << "power: " << result.power.note << '\n';
     std::cout << "report: " << args.out << '\n';
@@ -187,15 +189,14 @@ Json gainJson(const std::optional<RegimeMeasurement>& m) {
 
 std::string gainText(const std::optional<RegimeMeasurement>& m) {
     if (!m || !m->vsTop.valid()) return "-";
-    return fixed(m->vsTop.gainPercent, 2) + "% [" + fixed(m->vsTop.lowPercent, 2) + ", " +
-           fixed(m->vsTop.highPercent, 2) + "], faster in " + std::to_string(m->vsTop.roundsFaster) + " of " +
+    return gainWithInterval(m->vsTop) + ", faster in " + std::to_string(m->vsTop.roundsFaster) + " of " +
            std::to_string(m->vsTop.rounds) + " rounds";
 }
 
 int runReplayCommand(const ReplayArgs& args, CliContext& ctx) {
     const Json report = readJsonFile(args.report);
     const ReplayPlan plan = replayPlanFromReport(report, args.report);
-    LoadedGemmBackend backend = openBackend("replay", ctx);
+    LoadedGemmBackend backend = loadGemmBackendOrSkip("replay", ctx);
     if (!backend) return ctx.exitCode;
     auto progress = [](const std::string& line) { std::cerr << "[replay] " << line << '\n'; };
     validateConfirmSettings(args.confirm);
@@ -204,18 +205,20 @@ int runReplayCommand(const ReplayArgs& args, CliContext& ctx) {
         std::cerr << "tunescope-cli: replay: refused: " << outcome.refusal << '\n';
         return kExitInvalid;
     }
-    std::cout << "replayed " << describe(plan.spec) << ": selected " << fixed(outcome.selected.medianMs, 4)
-              << " ms vs heuristic top " << fixed(outcome.baseline.medianMs, 4) << " ms (" << outcome.verdict << ")\n";
+    std::cout << "replayed " << describe(plan.spec) << ": selected " << formatFixed(outcome.selected.medianMs, 4)
+              << " ms vs heuristic top " << formatFixed(outcome.baseline.medianMs, 4) << " ms (" << outcome.verdict
+              << ")\n";
     std::cout << "sustained: " << gainText(outcome.sustained) << "; A/A " << gainText(outcome.aaSustained) << '\n';
     std::cout << "burst:     " << gainText(outcome.burst) << "; A/A " << gainText(outcome.aaBurst) << '\n';
     if (plan.reportedInterval)
-        std::cout << "report said " << fixed(plan.reportedGainPercent, 2) << "% [" << fixed(plan.reportedLowPercent, 2)
-                  << ", " << fixed(plan.reportedHighPercent, 2) << "]\n";
+        std::cout << "report said "
+                  << gainWithInterval(plan.reportedGainPercent, plan.reportedLowPercent, plan.reportedHighPercent)
+                  << '\n';
     std::cout << "output SHA-256 " << outcome.sha256 << (outcome.sha256MatchesReport ? " matches" : " DIFFERS from")
               << " the report\n";
     if (const auto& p = outcome.baselinePower; p && p->error.empty() && p->meanPowerW > 0)
-        std::cout << "power: heuristic top " << fixed(p->meanPowerW, 1) << " W"
-                  << (p->powerLimitW > 0 ? " of " + fixed(p->powerLimitW, 1) + " W" : std::string())
+        std::cout << "power: heuristic top " << formatFixed(p->meanPowerW, 1) << " W"
+                  << (p->powerLimitW > 0 ? " of " + formatFixed(p->powerLimitW, 1) + " W" : std::string())
                   << (p->powerLimited() ? " (power-limited)" : "") << '\n';
     if (!args.out.empty()) {
         Json j;

@@ -229,15 +229,6 @@ private:
     std::u16string scratch_;
 };
 
-void lineAndColumn(std::string_view text, std::size_t byteOffset, std::size_t& line, std::size_t& column) {
-    line = 1;
-    column = 1;
-    for (std::size_t i = 0; i < std::min(byteOffset, text.size()); ++i) {
-        if (text[i] == '\n') { ++line; column = 1; }
-        else ++column;
-    }
-}
-
 // Walks the text once through nlohmann's SAX interface, which is the only place the source text of each number
 // is still visible, and refuses what canonicalisation would silently change: inexact numbers, duplicate keys.
 class SourceChecker : public nlohmann::json_sax<Json> {

@@ -140,16 +140,6 @@ std::string replaceNonFiniteTokens(std::string_view text, InfinityMarkers& marke
     return out;
 }
 
-void lineAndColumn(std::string_view text, std::size_t byteOffset, std::size_t& line, std::size_t& column) {
-    line = 1;
-    column = 1;
-    const std::size_t end = std::min(byteOffset, text.size());
-    for (std::size_t i = 0; i < end; ++i) {
-        if (text[i] == '\n') { ++line; column = 1; }
-        else ++column;
-    }
-}
-
 // Builds the DOM through SAX so that a failure knows where it happened (line, column and JSON Pointer), nesting
 // is bounded (serialising and walking are recursive), and duplicate keys can be refused.
 class DomBuilder : public nlohmann::json_sax<Json> {
@@ -442,6 +432,16 @@ std::string jsonTypeName(const Json& value) {
     case Json::value_t::discarded: return "discarded";
     }
     return "unknown";
+}
+
+void lineAndColumn(std::string_view text, std::size_t byteOffset, std::size_t& line, std::size_t& column) {
+    line = 1;
+    column = 1;
+    const std::size_t end = std::min(byteOffset, text.size());
+    for (std::size_t i = 0; i < end; ++i) {
+        if (text[i] == '\n') { ++line; column = 1; }
+        else ++column;
+    }
 }
 
 }  // namespace tunescope

@@ -65,8 +65,8 @@ std::optional<AlgoConfigObject> readConfigObject(const Json& parent, const std::
     return out;
 }
 
-AlgoCapabilities readCapabilities(const Json& v, const std::string& path, ModelReader& r) {
-    AlgoCapabilities c;
+ReportedCapabilities readCapabilities(const Json& v, const std::string& path, ModelReader& r) {
+    ReportedCapabilities c;
     c.original = v;
     c.split_k_support = r.integer(v, path, "split_k_support", Need::Optional);
     c.reduction_scheme_mask = r.integer(v, path, "reduction_scheme_mask", Need::Optional);
@@ -316,7 +316,7 @@ Json configObjectToJson(const AlgoConfigObject& o) {
     return out;
 }
 
-Json capabilitiesToJson(const AlgoCapabilities& c) {
+Json capabilitiesToJson(const ReportedCapabilities& c) {
     Json out = objectOrEmpty(c.original);
     putOptional(out, "split_k_support", c.split_k_support);
     putOptional(out, "reduction_scheme_mask", c.reduction_scheme_mask);

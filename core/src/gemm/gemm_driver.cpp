@@ -17,6 +17,7 @@
 #include <sys/utsname.h>
 
 #include "tunescope/base/errors.hpp"
+#include "tunescope/base/text_fields.hpp"
 #include "tunescope/device/measurement.hpp"
 
 namespace tunescope::gemm {
@@ -32,14 +33,6 @@ double secondsSince(Clock::time_point start) {
 std::string mib(std::uint64_t bytes) {
     std::ostringstream out;
     out << double(bytes) / double(kMiB) << " MiB";
-    return out.str();
-}
-
-std::string fmt(double value, int digits = 3) {
-    std::ostringstream out;
-    out.setf(std::ios::fixed);
-    out.precision(digits);
-    out << value;
     return out.str();
 }
 
@@ -68,6 +61,25 @@ int candidatesPerBatch(int limit, int every) {
 }
 
 constexpr int kTopEvery = 4;  // a heuristic-top item after every 4 candidates
+
+// One first-pass item's result into its candidate: samples, median, parity and the pending output hash, or the
+// error. Returns the candidate's first pass, null when the item failed.
+FirstPass* recordFirstPass(Candidate& c, const GemmBackend::FirstPassResult& r, int warmups, ShaFutures& shas) {
+    if (!r.error.empty() || r.samplesMs.empty()) {
+        c.error = r.error.empty() ? "no samples" : r.error;
+        return nullptr;
+    }
+    FirstPass pass;
+    pass.samplesMs = r.samplesMs;
+    pass.medianMs = median(r.samplesMs);
+    pass.warmups = warmups;
+    pass.smClockMHz = r.smClockMHz;
+    c.firstPass = pass;
+    c.error.clear();
+    c.parity = r.parity.parity;
+    shas[c.index] = r.parity.sha256;
+    return &*c.firstPass;
+}
 
 // First pass of a batch of candidates, back to back on the GPU (GemmBackend::firstPass), with the heuristic top
 // interleaved. Fills each candidate's firstPass (medianMs, relativeToTop) and parity, or its error; with
@@ -102,7 +114,6 @@ void evaluateRelative(GemmBackend& backend, std::vector<Candidate>& batch, const
     for (std::size_t i = 0; i < layout.size() && i < results.size(); ++i) {
         if (layout[i] < 0) continue;
         Candidate& c = batch[std::size_t(layout[i])];
-        const auto& r = results[i];
         // The nearest top items before and after it in the batch.
         double topSum = 0.0;
         int topCount = 0;
@@ -122,21 +133,10 @@ void evaluateRelative(GemmBackend& backend, std::vector<Candidate>& batch, const
             if (relative > 0) (*ratios)[c.index] = relative;
             continue;
         }
-        if (!r.error.empty() || r.samplesMs.empty()) {
-            c.error = r.error.empty() ? "no samples" : r.error;
-            continue;
+        if (FirstPass* pass = recordFirstPass(c, results[i], warmups, shas)) {
+            pass->relativeToTop = relative;
+            pass->topReferenceMs = topReference;
         }
-        FirstPass pass;
-        pass.samplesMs = r.samplesMs;
-        pass.medianMs = median;
-        pass.warmups = warmups;
-        pass.smClockMHz = r.smClockMHz;
-        pass.relativeToTop = relative;
-        pass.topReferenceMs = topReference;
-        c.firstPass = pass;
-        c.error.clear();
-        c.parity = r.parity.parity;
-        shas[c.index] = r.parity.sha256;
     }
 }
 
@@ -151,19 +151,10 @@ void evaluateBaseline(GemmBackend& backend, Candidate& base, std::uint64_t works
     item.makeBaseline = true;
     try {
         const auto results = backend.firstPass({item});
-        if (results.empty() || !results[0].error.empty() || results[0].samplesMs.empty()) {
-            base.error = results.empty() || results[0].error.empty() ? "no samples" : results[0].error;
-            return;
-        }
-        FirstPass pass;
-        pass.samplesMs = results[0].samplesMs;
-        pass.medianMs = median(pass.samplesMs);
-        pass.warmups = 2;
-        pass.smClockMHz = results[0].smClockMHz;
-        base.firstPass = pass;
-        base.error.clear();
-        base.parity = results[0].parity.parity;
-        shas[base.index] = results[0].parity.sha256;
+        if (results.empty())
+            base.error = "no samples";
+        else
+            recordFirstPass(base, results[0], item.warmups, shas);
     } catch (const std::exception& e) {
         base.error = e.what();
     }
@@ -185,6 +176,11 @@ std::string describeGain(const PairedGain& g) {
     return out.str();
 }
 
+// FASTER / SLOWER / SAME: where a gain's 95% interval lies against 0.
+const char* verdictOf(const PairedGain& gain) {
+    return gain.lowPercent > 0 ? "FASTER" : gain.highPercent < 0 ? "SLOWER" : "SAME";
+}
+
 // The sustained blocks of one entry as the finalist's time summary (what the GUI plots).
 FinalMeasurement finalFromBlocks(const RegimeMeasurement& m) {
     FinalMeasurement f;
@@ -200,8 +196,7 @@ FinalMeasurement finalFromBlocks(const RegimeMeasurement& m) {
     for (double c : m.smClockMHzPerRound)
         if (c > 0) clock += c, ++clocks;
     f.meanSmClockMHz = clocks ? clock / clocks : -1.0;
-    if (m.vsTop.valid())
-        f.verdictVsBaseline = m.vsTop.lowPercent > 0 ? "FASTER" : m.vsTop.highPercent < 0 ? "SLOWER" : "SAME";
+    if (m.vsTop.valid()) f.verdictVsBaseline = verdictOf(m.vsTop);
     return f;
 }
 
@@ -228,26 +223,14 @@ double confirmSeconds(const ConfirmSettings& s, Regime regime, int entries, doub
     return s.preheatSeconds + double(s.rounds) * entries * (s.blockSeconds + s.warmupSeconds + 0.01);
 }
 
-}  // namespace
+using RoundOrders = std::vector<std::vector<std::size_t>>;
 
-ConfirmRun runConfirm(GemmBackend& backend, const std::vector<ConfirmEntry>& entriesIn, Regime regime,
-                      const ConfirmSettings& settings, std::uint64_t orderSeed) {
-    const auto start = Clock::now();
-    ConfirmRun run;
-    if (entriesIn.empty()) throw Error("", "", "the confirm stage needs the heuristic top as its first entry");
-    std::vector<ConfirmEntry> entries = entriesIn;
-    entries.push_back(entriesIn.front());  // the A/A control: the top entered twice
-    const std::size_t n = entries.size();
-    run.entries.assign(n, RegimeMeasurement{});
-    run.errors.assign(n, std::string());
-    for (auto& m : run.entries) m.regime = regime;
-    const int rounds = std::max(2, regime == Regime::Burst ? settings.burstRounds : settings.rounds);
-
-    // Balanced in pairs of rounds (ABBA): a fresh random order, then the same order reversed, so that a linear
-    // drift over a pair cancels for every entry, and a drift that repeats with the rounds' period (a fixed order
-    // or a rotation would lock onto it, biasing position against position) becomes noise the interval sees.
+// Balanced in pairs of rounds (ABBA): a fresh random order, then the same order reversed, so that a linear
+// drift over a pair cancels for every entry, and a drift that repeats with the rounds' period (a fixed order
+// or a rotation would lock onto it, biasing position against position) becomes noise the interval sees.
+RoundOrders balancedOrders(std::size_t n, int rounds, std::uint64_t orderSeed) {
     std::mt19937_64 rng(orderSeed);
-    std::vector<std::vector<std::size_t>> orders;
+    RoundOrders orders;
     std::vector<std::size_t> order(n);
     for (int round = 0; round < rounds; ++round) {
         if (round % 2 == 0) {
@@ -258,7 +241,13 @@ ConfirmRun runConfirm(GemmBackend& backend, const std::vector<ConfirmEntry>& ent
         }
         orders.push_back(order);
     }
+    return orders;
+}
 
+// One block per entry and round in the rounds' orders, sized from the entries' estimates; sustained, after a
+// preheat block.
+std::vector<GemmBackend::Block> confirmBlocks(const std::vector<ConfirmEntry>& entries, const RoundOrders& orders,
+                                              Regime regime, const ConfirmSettings& settings) {
     std::vector<GemmBackend::Block> blocks;
     for (const auto& order : orders)
         for (std::size_t e : order) {
@@ -281,55 +270,71 @@ ConfirmRun runConfirm(GemmBackend& backend, const std::vector<ConfirmEntry>& ent
         GemmBackend::Block warm;
         warm.raw = entries[0].raw;
         warm.workspaceBytes = entries[0].workspaceBytes;
-        warm.warmups = int(std::clamp(std::ceil(1000.0 * settings.preheatSeconds / std::max(entries[0].estimateMs, 1e-3)),
-                                      1.0, 1e7));
+        const double topMs = std::max(entries[0].estimateMs, 1e-3);
+        warm.warmups = int(std::clamp(std::ceil(1000.0 * settings.preheatSeconds / topMs), 1.0, 1e7));
         warm.launches = 1;
         blocks.insert(blocks.begin(), warm);
     }
-    const std::size_t skip = blocks.size() - std::size_t(rounds) * n;
-    std::vector<GemmBackend::BlockResult> results;
-    try {
-        results = backend.runBlocks(blocks);
-    } catch (const std::exception& e) {
-        for (auto& err : run.errors) err = e.what();
-        run.seconds = secondsSince(start);
-        return run;
+    return blocks;
+}
+
+// One entry's blocks summed up into its power window.
+struct PowerTotals {
+    PowerWindow window;
+    std::vector<double> clocks, powerReadings;
+    double energy = 0.0;
+    bool energyKnown = true;
+
+    void add(const GemmBackend::BlockResult& r) {
+        PowerWindow& w = window;
+        w.launches += r.launches;
+        w.seconds += r.seconds;
+        w.readings += r.readings;
+        w.powerCapReadings += r.powerCapReadings;
+        w.clockEventReasons |= r.clockEventReasons;
+        if (r.powerLimitW > 0) w.powerLimitW = r.powerLimitW;
+        if (r.meanSmClockMHz > 0) clocks.push_back(r.meanSmClockMHz);
+        if (r.meanPowerReadingW > 0) powerReadings.push_back(r.meanPowerReadingW);
+        if (r.joulesPerLaunch > 0)
+            energy += r.joulesPerLaunch * r.launches;
+        else
+            energyKnown = false;
     }
-    std::vector<PowerWindow> power(n);
-    std::vector<std::vector<double>> clocks(n), powerReadings(n);
-    std::vector<double> energy(n, 0.0);
-    std::vector<bool> energyKnown(n, true);
-    for (int round = 0; round < rounds; ++round)
-        for (std::size_t p = 0; p < n; ++p) {
-            const std::size_t e = orders[std::size_t(round)][p];
-            const std::size_t i = skip + std::size_t(round) * n + p;
-            if (i >= results.size() || !results[i].error.empty() || !(results[i].medianMsPerLaunch > 0)) {
-                if (run.errors[e].empty())
-                    run.errors[e] = i < results.size() && !results[i].error.empty() ? results[i].error : "no result";
-                continue;
-            }
-            const GemmBackend::BlockResult& r = results[i];
-            RegimeMeasurement& m = run.entries[e];
-            m.msPerRound.push_back(r.medianMsPerLaunch);
-            m.joulesPerRound.push_back(r.joulesPerLaunch);
-            m.smClockMHzPerRound.push_back(r.meanSmClockMHz);
-            PowerWindow& w = power[e];
-            w.launches += r.launches;
-            w.seconds += r.seconds;
-            w.readings += r.readings;
-            w.powerCapReadings += r.powerCapReadings;
-            w.clockEventReasons |= r.clockEventReasons;
-            if (r.powerLimitW > 0) w.powerLimitW = r.powerLimitW;
-            if (r.meanSmClockMHz > 0) clocks[e].push_back(r.meanSmClockMHz);
-            if (r.meanPowerReadingW > 0) powerReadings[e].push_back(r.meanPowerReadingW);
-            if (r.joulesPerLaunch > 0)
-                energy[e] += r.joulesPerLaunch * r.launches;
-            else
-                energyKnown[e] = false;
+    // The window's per-launch figures; `error` is the entry's (empty when its blocks ran).
+    PowerWindow finish(const std::string& error) {
+        PowerWindow& w = window;
+        if (!error.empty() || w.launches == 0) {
+            w.error = error.empty() ? "no blocks" : error;
+            return w;
         }
-    // Pair every finalist with the geometric mean of the round's two top blocks (they sit at different places in
-    // the round, so drift within a round cancels better than against one of them); the A/A control pairs the two
-    // top blocks with each other.
+        w.msPerLaunch = w.seconds * 1000.0 / w.launches;
+        if (energyKnown && energy > 0) {
+            w.joulesPerLaunch = energy / w.launches;
+            w.meanPowerW = energy / w.seconds;
+        }
+        auto mean = [](const std::vector<double>& v) {
+            double sum = 0.0;
+            for (double x : v) sum += x;
+            return v.empty() ? -1.0 : sum / double(v.size());
+        };
+        w.meanPowerReadingW = mean(powerReadings);
+        if (w.meanPowerW <= 0 && w.meanPowerReadingW > 0) {
+            w.meanPowerW = w.meanPowerReadingW;
+            w.joulesPerLaunch = w.meanPowerW * w.msPerLaunch / 1000.0;
+        }
+        if (!clocks.empty()) {
+            w.meanSmClockMHz = mean(clocks);
+            w.megacyclesPerLaunch = w.msPerLaunch * w.meanSmClockMHz / 1000.0;
+        }
+        return w;
+    }
+};
+
+// Pair every finalist with the geometric mean of the round's two top blocks (they sit at different places in
+// the round, so drift within a round cancels better than against one of them); the A/A control pairs the two
+// top blocks with each other. Without both top blocks every other entry fails.
+void pairWithTop(ConfirmRun& run) {
+    const std::size_t n = run.entries.size();
     const std::size_t aa = n - 1;
     if (run.errors[0].empty() && run.errors[aa].empty() &&
         run.entries[0].msPerRound.size() == run.entries[aa].msPerRound.size()) {
@@ -353,35 +358,54 @@ ConfirmRun runConfirm(GemmBackend& backend, const std::vector<ConfirmEntry>& ent
             if (run.errors[e].empty()) run.errors[e] = "the heuristic top's blocks failed: " +
                                                        (run.errors[0].empty() ? run.errors[aa] : run.errors[0]);
     }
-    if (regime == Regime::Sustained) {
-        for (std::size_t e = 0; e < n; ++e) {
-            PowerWindow& w = power[e];
-            if (!run.errors[e].empty() || w.launches == 0) {
-                w.error = run.errors[e].empty() ? "no blocks" : run.errors[e];
+}
+
+}  // namespace
+
+ConfirmRun runConfirm(GemmBackend& backend, const std::vector<ConfirmEntry>& entriesIn, Regime regime,
+                      const ConfirmSettings& settings, std::uint64_t orderSeed) {
+    const auto start = Clock::now();
+    ConfirmRun run;
+    if (entriesIn.empty()) throw Error("", "", "the confirm stage needs the heuristic top as its first entry");
+    std::vector<ConfirmEntry> entries = entriesIn;
+    entries.push_back(entriesIn.front());  // the A/A control: the top entered twice
+    const std::size_t n = entries.size();
+    run.entries.assign(n, RegimeMeasurement{});
+    run.errors.assign(n, std::string());
+    for (auto& m : run.entries) m.regime = regime;
+    const int rounds = std::max(2, regime == Regime::Burst ? settings.burstRounds : settings.rounds);
+
+    const RoundOrders orders = balancedOrders(n, rounds, orderSeed);
+    const std::vector<GemmBackend::Block> blocks = confirmBlocks(entries, orders, regime, settings);
+    const std::size_t skip = blocks.size() - std::size_t(rounds) * n;
+    std::vector<GemmBackend::BlockResult> results;
+    try {
+        results = backend.runBlocks(blocks);
+    } catch (const std::exception& e) {
+        for (auto& err : run.errors) err = e.what();
+        run.seconds = secondsSince(start);
+        return run;
+    }
+    std::vector<PowerTotals> power(n);
+    for (int round = 0; round < rounds; ++round)
+        for (std::size_t p = 0; p < n; ++p) {
+            const std::size_t e = orders[std::size_t(round)][p];
+            const std::size_t i = skip + std::size_t(round) * n + p;
+            if (i >= results.size() || !results[i].error.empty() || !(results[i].medianMsPerLaunch > 0)) {
+                if (run.errors[e].empty())
+                    run.errors[e] = i < results.size() && !results[i].error.empty() ? results[i].error : "no result";
                 continue;
             }
-            w.msPerLaunch = w.seconds * 1000.0 / w.launches;
-            if (energyKnown[e] && energy[e] > 0) {
-                w.joulesPerLaunch = energy[e] / w.launches;
-                w.meanPowerW = energy[e] / w.seconds;
-            }
-            auto mean = [](const std::vector<double>& v) {
-                double sum = 0.0;
-                for (double x : v) sum += x;
-                return v.empty() ? -1.0 : sum / double(v.size());
-            };
-            w.meanPowerReadingW = mean(powerReadings[e]);
-            if (w.meanPowerW <= 0 && w.meanPowerReadingW > 0) {
-                w.meanPowerW = w.meanPowerReadingW;
-                w.joulesPerLaunch = w.meanPowerW * w.msPerLaunch / 1000.0;
-            }
-            if (!clocks[e].empty()) {
-                w.meanSmClockMHz = mean(clocks[e]);
-                w.megacyclesPerLaunch = w.msPerLaunch * w.meanSmClockMHz / 1000.0;
-            }
+            const GemmBackend::BlockResult& r = results[i];
+            RegimeMeasurement& m = run.entries[e];
+            m.msPerRound.push_back(r.medianMsPerLaunch);
+            m.joulesPerRound.push_back(r.joulesPerLaunch);
+            m.smClockMHzPerRound.push_back(r.meanSmClockMHz);
+            power[e].add(r);
         }
-        run.power = std::move(power);
-    }
+    pairWithTop(run);
+    if (regime == Regime::Sustained)
+        for (std::size_t e = 0; e < n; ++e) run.power.push_back(power[e].finish(run.errors[e]));
     run.seconds = secondsSince(start);
     return run;
 }
@@ -473,25 +497,63 @@ ConfirmRun runSequentialConfirm(GemmBackend& backend, const std::vector<ConfirmE
     return run;
 }
 
-ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& options,
-                                 const ExploreProgressFn& progress) {
-    const auto start = Clock::now();
-    auto say = [&](const std::string& line) {
-        if (progress) progress(line);
-    };
+namespace {
+
+// What the stages of one exploration hand on to each other; `r` is the result they fill in.
+struct Exploration {
+    Exploration(GemmBackend& backend, const ExploreOptions& options, const ExploreProgressFn& progress)
+        : backend(backend), options(options), progress(progress) {}
+
+    GemmBackend& backend;
+    const ExploreOptions& options;
+    const ExploreProgressFn& progress;
+    const Clock::time_point start = Clock::now();
     ExplorationResult r;
-    r.spec = options.spec;
-    r.rule = options.rule;
-    r.budgetSeconds = options.budgetSeconds;
-    r.dataSeed = options.dataSeed;
-    r.coldL2 = options.coldL2;
-    r.environment = backend.environment();
+    std::uint64_t cap = 0;                     // the largest workspace cap: every candidate runs with it
+    std::set<AlgoConfig> seen;                 // configurations that are candidates already
+    std::map<int, AlgoCapabilities> capsById;  // read with the heuristic answers
+    std::set<int> requested;                   // candidates asked for in the options
+    ShaFutures shas;
+    // The first pass's settings, which the search and the screen time their batches with too.
+    int samples = 0, batchLimit = 0, perBatch = 0, warmups = 0;
+    Candidate topReference;  // the heuristic top after its first pass: every batch is judged against it
+    double baselineMs = 0.0;
+    // The screen and the confirm stage.
+    int finalists = 0, shortlist = 0, passes = 0;
+    ConfirmSettings settings;  // the options' confirm settings, shortened when the budget is short
+    double reserve = 0.0;      // seconds kept from the search for the screen and the confirm stage
+    std::vector<int> pool, screened, finalistIds;
+
+    void say(const std::string& line) const {
+        if (progress) progress(line);
+    }
+    // Records why the exploration stops early; returns false, for the stage to return.
+    bool stop(const std::string& feature, const std::string& why, bool unsupported) {
+        r.errorsAndUnsupported.push_back({feature, false, why});
+        r.failure = why;
+        r.unsupported = unsupported;
+        r.wallSeconds = secondsSince(start);
+        say("stopped: " + why);
+        return false;
+    }
+    // A batch against the heuristic top with the first pass's settings (evaluateRelative).
+    void timeBatch(std::vector<Candidate>& batch, std::map<int, double>* ratios = nullptr) {
+        evaluateRelative(backend, batch, topReference, cap, warmups, samples, batchLimit, shas, ratios);
+    }
+};
+
+// Setup: the result's settings and environment, the spec checked and the inputs prepared. False when the device
+// cannot run the spec or preparing failed.
+bool prepareWorkload(Exploration& x) {
+    ExplorationResult& r = x.r;
+    r.spec = x.options.spec;
+    r.rule = x.options.rule;
+    r.budgetSeconds = x.options.budgetSeconds;
+    r.dataSeed = x.options.dataSeed;
+    r.coldL2 = x.options.coldL2;
+    r.environment = x.backend.environment();
     r.environment.platform = platformName();
-    r.errorsAndUnsupported.push_back(
-        {"Stream-K", false,
-         "CUDA 13 cuBLASLt exposes no documented MatmulAlgoConfig attribute that directly selects Stream-K. Negative "
-         "SPLITK_NUM values returned by heuristics are preserved as undocumented library sentinels, not claimed as "
-         "public Stream-K control."});
+    r.errorsAndUnsupported.push_back({"Stream-K", false, kStreamKNote});
     r.errorsAndUnsupported.push_back(
         {"inner/cluster shape capabilities", false,
          "No CUBLASLT_ALGO_CAP_* lists inner or cluster shape ids; the search tries cluster ids 0..51 through "
@@ -499,60 +561,54 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
 
     validateGemmSpec(r.spec);
     const GemmEnvironment& env = r.environment;
-    say("device: " + env.device + " sm_" + std::to_string(env.ccMajor) + std::to_string(env.ccMinor) + ", " +
-        std::to_string(env.multiprocessors) + " SMs, L2 " + mib(env.l2Bytes) + ", cuBLASLt " +
-        std::to_string(env.cublasLtVersion));
-    auto fail = [&](const std::string& feature, const std::string& why, bool unsupported) {
-        r.errorsAndUnsupported.push_back({feature, false, why});
-        r.failure = why;
-        r.unsupported = unsupported;
-        r.wallSeconds = secondsSince(start);
-        say("stopped: " + why);
-        return r;
-    };
-    if (const std::string why = backend.unsupportedReason(r.spec); !why.empty())
-        return fail(toString(r.spec.dtype) + " " + toString(r.spec.layout) + " on sm_" + std::to_string(env.ccMajor) +
-                        std::to_string(env.ccMinor),
-                    why, true);
+    x.say("device: " + env.device + " sm_" + std::to_string(env.ccMajor) + std::to_string(env.ccMinor) + ", " +
+          std::to_string(env.multiprocessors) + " SMs, L2 " + mib(env.l2Bytes) + ", cuBLASLt " +
+          std::to_string(env.cublasLtVersion));
+    if (const std::string why = x.backend.unsupportedReason(r.spec); !why.empty())
+        return x.stop(toString(r.spec.dtype) + " " + toString(r.spec.layout) + " on sm_" + std::to_string(env.ccMajor) +
+                          std::to_string(env.ccMinor),
+                      why, true);
 
-    say("preparing " + describe(r.spec) + ": random inputs, FP32 reference on the GPU");
+    x.say("preparing " + describe(r.spec) + ": random inputs, FP32 reference on the GPU");
     try {
-        backend.prepare(r.spec, r.dataSeed);
+        x.backend.prepare(r.spec, r.dataSeed);
     } catch (const std::exception& e) {
-        return fail("prepare", e.what(), false);
+        return x.stop("prepare", e.what(), false);
     }
-    r.rotatingBufferSets = backend.rotatingSets();
-    r.rotatingBytes = backend.rotatingBytes();
-    const std::uint64_t cap = r.spec.maxWorkspaceBytes();
-    r.baselineWorkspaceBytes = cap;
+    r.rotatingBufferSets = x.backend.rotatingSets();
+    r.rotatingBytes = x.backend.rotatingBytes();
+    x.cap = r.spec.maxWorkspaceBytes();
+    r.baselineWorkspaceBytes = x.cap;
+    return true;
+}
 
-    // Heuristics per workspace cap.
+// Heuristics per workspace cap, and their answers as candidates, the top at the largest cap first (the baseline).
+// False when there is no heuristic top at the largest cap to compare against.
+bool collectHeuristics(Exploration& x) {
+    ExplorationResult& r = x.r;
     std::vector<std::uint64_t> caps = r.spec.workspaceBytes;
     for (std::uint64_t ws : caps) {
-        HeuristicSet set = backend.heuristics(ws, r.spec.heuristicCount);
-        say("heuristics at " + mib(ws) + ": " + std::to_string(set.returnedCount) + " of " +
-            std::to_string(set.requestedCount) +
-            (set.algorithms.empty() ? "" : ", top: " + set.algorithms.front().config.describe()));
+        HeuristicSet set = x.backend.heuristics(ws, r.spec.heuristicCount);
+        x.say("heuristics at " + mib(ws) + ": " + std::to_string(set.returnedCount) + " of " +
+              std::to_string(set.requestedCount) +
+              (set.algorithms.empty() ? "" : ", top: " + set.algorithms.front().config.describe()));
         if (set.apiStatus != 0)
             r.errorsAndUnsupported.push_back({"heuristics at " + mib(ws), false, set.error});
         r.heuristics.push_back(std::move(set));
     }
 
-    // Candidates from the heuristics, the top at the largest cap first (the baseline).
     std::vector<std::size_t> order(r.heuristics.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
         return r.heuristics[a].maxWorkspaceBytes > r.heuristics[b].maxWorkspaceBytes;
     });
-    std::set<AlgoConfig> seen;
-    std::map<int, AlgoCapabilities> capsById;
     for (std::size_t i : order) {
         const HeuristicSet& set = r.heuristics[i];
         for (std::size_t rank = 0; rank < set.algorithms.size(); ++rank) {
             const HeuristicAlgo& h = set.algorithms[rank];
-            if (h.capabilities.read && !capsById.count(h.config.algorithmId))
-                capsById[h.config.algorithmId] = h.capabilities;
-            if (h.state != 0 || h.apiStatus != 0 || !seen.insert(h.config).second) continue;
+            if (h.capabilities.read && !x.capsById.count(h.config.algorithmId))
+                x.capsById[h.config.algorithmId] = h.capabilities;
+            if (h.state != 0 || h.apiStatus != 0 || !x.seen.insert(h.config).second) continue;
             Candidate c;
             c.index = int(r.candidates.size());
             c.config = h.config;
@@ -563,122 +619,135 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
             r.candidates.push_back(std::move(c));
         }
     }
-    if (r.candidates.empty() || r.candidates.front().source.rfind("heuristic " + mib(cap) + " #0", 0) != 0)
-        return fail("heuristics", "cuBLASLt returned no usable heuristic answer at the largest workspace cap (" +
-                                      mib(cap) + ") for " + describe(r.spec) + "; nothing to compare against",
-                    false);
+    if (r.candidates.empty() || r.candidates.front().source.rfind("heuristic " + mib(x.cap) + " #0", 0) != 0)
+        return x.stop("heuristics", "cuBLASLt returned no usable heuristic answer at the largest workspace cap (" +
+                                        mib(x.cap) + ") for " + describe(r.spec) + "; nothing to compare against",
+                      false);
     r.baselineIndex = 0;
+    return true;
+}
 
-    // Configurations asked for on the command line: checked, then timed with the heuristic answers.
-    std::set<int> requested;
-    for (const AlgoConfig& config : options.requestedConfigs) {
-        if (seen.count(config)) {
+// Configurations asked for in the options: checked, then timed with the heuristic answers.
+void addRequestedConfigs(Exploration& x) {
+    ExplorationResult& r = x.r;
+    const std::uint64_t cap = x.cap;
+    for (const AlgoConfig& config : x.options.requestedConfigs) {
+        if (x.seen.count(config)) {
             for (const auto& c : r.candidates)
-                if (c.config == config) requested.insert(c.index);
+                if (c.config == config) x.requested.insert(c.index);
             continue;
         }
-        const CheckResult result = backend.check(config);
+        const CheckResult result = x.backend.check(config);
         if (!result.ok() || result.requiredWorkspaceBytes > cap) {
-            const std::string why = !result.ok() ? "failed " + result.failedCall + " (status " + std::to_string(result.apiStatus) + ")"
-                                                 : "needs " + std::to_string(result.requiredWorkspaceBytes) +
-                                                       " bytes of workspace (cap " + std::to_string(cap) + ")";
+            const std::string why =
+                !result.ok() ? "failed " + result.failedCall + " (status " + std::to_string(result.apiStatus) + ")"
+                             : "needs " + std::to_string(result.requiredWorkspaceBytes) + " bytes of workspace (cap " +
+                                   std::to_string(cap) + ")";
             r.errorsAndUnsupported.push_back({"requested config " + config.describe(), false, why});
-            say("requested " + config.describe() + ": " + why);
+            x.say("requested " + config.describe() + ": " + why);
             continue;
         }
-        seen.insert(config);
-        Candidate c;
-        c.index = int(r.candidates.size());
-        c.config = config;
-        c.raw = result.raw;
-        c.requiredWorkspaceBytes = result.requiredWorkspaceBytes;
-        c.waves = result.waves;
-        c.source = "requested";
-        requested.insert(c.index);
-        r.candidates.push_back(std::move(c));
+        x.seen.insert(config);
+        x.requested.insert(int(r.candidates.size()));
+        r.candidates.push_back(checkedCandidate(int(r.candidates.size()), config, result, "requested"));
     }
+}
 
-    // Explicit split-k checks around the baseline's configuration.
-    {
-        const Candidate& base = r.candidates.front();
-        AlgoCapabilities baseCaps = capsById.count(base.config.algorithmId) ? capsById[base.config.algorithmId]
-                                                                            : backend.capabilities(base.config.algorithmId);
-        for (const AlgoConfig& config : explicitSplitKConfigs(base.config, baseCaps)) {
-            SplitKCheck s;
-            s.requested = config;
-            s.result = backend.check(config);
-            s.workspaceCapBytes = cap;
-            s.capabilities = baseCaps;
-            r.splitKChecks.push_back(std::move(s));
-        }
-        int valid = 0, over = 0;
-        for (const auto& s : r.splitKChecks) {
-            valid += s.result.ok();
-            over += s.overWorkspaceCap();
-        }
-        say("explicit split-k checks: " + std::to_string(r.splitKChecks.size()) + " (" + std::to_string(valid) +
-            " pass AlgoCheck, " + std::to_string(over) + " of them need more than the " + mib(cap) + " cap)");
+// Explicit split-k checks around the baseline's configuration.
+void checkExplicitSplitK(Exploration& x) {
+    ExplorationResult& r = x.r;
+    const Candidate& base = r.candidates.front();
+    AlgoCapabilities baseCaps = x.capsById.count(base.config.algorithmId)
+                                    ? x.capsById[base.config.algorithmId]
+                                    : x.backend.capabilities(base.config.algorithmId);
+    for (const AlgoConfig& config : explicitSplitKConfigs(base.config, baseCaps)) {
+        SplitKCheck s;
+        s.requested = config;
+        s.result = x.backend.check(config);
+        s.workspaceCapBytes = x.cap;
+        s.capabilities = baseCaps;
+        r.splitKChecks.push_back(std::move(s));
     }
+    int valid = 0, over = 0;
+    for (const auto& s : r.splitKChecks) {
+        valid += s.result.ok();
+        over += s.overWorkspaceCap();
+    }
+    x.say("explicit split-k checks: " + std::to_string(r.splitKChecks.size()) + " (" + std::to_string(valid) +
+          " pass AlgoCheck, " + std::to_string(over) + " of them need more than the " + mib(x.cap) + " cap)");
+}
 
-    // First pass over the heuristic answers (always, whatever the budget). The baseline runs first and becomes the
-    // reference output; then the GPU is brought into its sustained state and all answers are timed back to back.
-    ShaFutures shas;
-    const int samples = std::max(1, options.search.firstPassSamples);
-    const int batchLimit = std::max(1, std::min(options.search.batchSize, backend.firstPassBatchLimit()));
-    const int perBatch = candidatesPerBatch(batchLimit, kTopEvery);
-    evaluateBaseline(backend, r.candidates[0], cap, samples, shas);
+// First pass over the heuristic answers (always, whatever the budget). The baseline runs first and becomes the
+// reference output; then the GPU is brought into its sustained state and all answers are timed back to back.
+// False when the baseline failed.
+bool firstPassOfHeuristicAnswers(Exploration& x) {
+    ExplorationResult& r = x.r;
+    x.samples = std::max(1, x.options.search.firstPassSamples);
+    x.batchLimit = std::max(1, std::min(x.options.search.batchSize, x.backend.firstPassBatchLimit()));
+    x.perBatch = candidatesPerBatch(x.batchLimit, kTopEvery);
+    evaluateBaseline(x.backend, r.candidates[0], x.cap, x.samples, x.shas);
     if (!r.candidates[0].error.empty() || !r.candidates[0].firstPass) {
         r.baselineIndex = -1;
-        return fail("baseline", "the heuristic top failed to run: " + r.candidates[0].error, false);
+        return x.stop("baseline", "the heuristic top failed to run: " + r.candidates[0].error, false);
     }
     // About 25 ms of back-to-back work before each item's samples: enough for the power limiter to settle.
     const double estimateMs = std::max(r.candidates[0].firstPass->medianMs, 1e-3);
-    const int warmups = int(std::clamp(std::ceil(25.0 / estimateMs), 2.0, 64.0));
+    x.warmups = int(std::clamp(std::ceil(25.0 / estimateMs), 2.0, 64.0));
     try {
-        backend.keepBusy(r.candidates[0].raw, cap, int(std::clamp(500.0 / estimateMs, 1.0, 4000.0)));
+        x.backend.keepBusy(r.candidates[0].raw, x.cap, int(std::clamp(500.0 / estimateMs, 1.0, 4000.0)));
     } catch (const std::exception& e) {
         r.errorsAndUnsupported.push_back({"pre-heating", false, e.what()});
     }
-    const Candidate topReference = r.candidates[0];
-    for (std::size_t first = 1; first < r.candidates.size(); first += std::size_t(perBatch)) {
-        const std::size_t last = std::min(r.candidates.size(), first + std::size_t(perBatch));
-        std::vector<Candidate> batch(r.candidates.begin() + std::ptrdiff_t(first), r.candidates.begin() + std::ptrdiff_t(last));
+    x.topReference = r.candidates[0];
+    for (std::size_t first = 1; first < r.candidates.size(); first += std::size_t(x.perBatch)) {
+        const std::size_t last = std::min(r.candidates.size(), first + std::size_t(x.perBatch));
+        std::vector<Candidate> batch(r.candidates.begin() + std::ptrdiff_t(first),
+                                     r.candidates.begin() + std::ptrdiff_t(last));
         for (auto& c : batch) c.error.clear();
-        evaluateRelative(backend, batch, topReference, cap, warmups, samples, batchLimit, shas);
+        x.timeBatch(batch);
         for (auto& c : batch) r.candidates[std::size_t(c.index)] = c;
     }
     for (const Candidate& c : r.candidates)
-        say(std::string(c.index == 0 ? "baseline" : c.source == "requested" ? "requested" : "heuristic") + " #" +
-            std::to_string(c.index) + " " +
-            c.config.describe() + ": " +
-            (c.error.empty() ? fmt(c.firstPass->medianMs) + " ms" +
-                                   (c.firstPass->relativeToTop > 0 ? " (x" + fmt(c.firstPass->relativeToTop) + " of the top)" : "") +
-                                   (c.parity.bitwiseEqualToBaseline ? ", bitwise equal" : ", differs")
-                             : "failed: " + c.error));
+        x.say(std::string(c.index == 0 ? "baseline" : c.source == "requested" ? "requested" : "heuristic") + " #" +
+              std::to_string(c.index) + " " + c.config.describe() + ": " +
+              (c.error.empty()
+                   ? formatFixed(c.firstPass->medianMs, 3) + " ms" +
+                         (c.firstPass->relativeToTop > 0 ? " (x" + formatFixed(c.firstPass->relativeToTop, 3) + " of the top)"
+                                                         : "") +
+                         (c.parity.bitwiseEqualToBaseline ? ", bitwise equal" : ", differs")
+                   : "failed: " + c.error));
     if (!r.candidates[0].error.empty() || !r.candidates[0].firstPass) {
         r.baselineIndex = -1;
-        return fail("baseline", "the heuristic top failed to run: " + r.candidates[0].error, false);
+        return x.stop("baseline", "the heuristic top failed to run: " + r.candidates[0].error, false);
     }
-    const double baselineMs = r.candidates[0].firstPass->medianMs;
+    x.baselineMs = r.candidates[0].firstPass->medianMs;
+    return true;
+}
 
-    // Search space: the heuristics' algorithms and every id cuBLASLt lists for these types.
-    for (const auto& [id, caps] : capsById) r.algorithms.push_back({id, caps});
-    for (int id : backend.algorithmIds(256)) {
-        if (capsById.count(id)) continue;
-        AlgoCapabilities caps = backend.capabilities(id);
-        if (caps.read) r.algorithms.push_back({id, caps});
+// Search space: the heuristics' algorithms and every id cuBLASLt lists for these types.
+void collectSearchAlgorithms(Exploration& x) {
+    for (const auto& [id, caps] : x.capsById) x.r.algorithms.push_back({id, caps});
+    for (int id : x.backend.algorithmIds(256)) {
+        if (x.capsById.count(id)) continue;
+        AlgoCapabilities caps = x.backend.capabilities(id);
+        if (caps.read) x.r.algorithms.push_back({id, caps});
     }
+}
 
-    // Guided search within the budget, keeping time for the screen and the confirm stage.
-    const int finalists = std::max(1, options.finalists);
-    const int shortlist = std::max(finalists, options.screenCandidates);
-    const int passes = std::max(1, options.screenPasses);
-    ConfirmSettings settings = options.confirm;
-    const int confirmEntries = 2 + finalists + int(requested.size());  // top, A/A, finalists
-    const int burstEntries = r.rule.regime == Regime::Burst ? confirmEntries : 3;
-    const double itemSeconds = (warmups + samples) * baselineMs / 1000.0 + 0.003;
+// The time the screen and the confirm stage will take, kept from the search's budget.
+void reserveScreenAndConfirm(Exploration& x) {
+    const ExploreOptions& options = x.options;
+    const double baselineMs = x.baselineMs;
+    x.finalists = std::max(1, options.finalists);
+    x.shortlist = std::max(x.finalists, options.screenCandidates);
+    x.passes = std::max(1, options.screenPasses);
+    ConfirmSettings& settings = x.settings;
+    settings = options.confirm;
+    const int confirmEntries = 2 + x.finalists + int(x.requested.size());  // top, A/A, finalists
+    const int burstEntries = x.r.rule.regime == Regime::Burst ? confirmEntries : 3;
+    const double itemSeconds = (x.warmups + x.samples) * baselineMs / 1000.0 + 0.003;
     const double screenReserve =
-        double(passes) * (double(shortlist) * (1.0 + 1.0 / kTopEvery) + 2.0) * itemSeconds + 0.05 * passes;
+        double(x.passes) * (double(x.shortlist) * (1.0 + 1.0 / kTopEvery) + 2.0) * itemSeconds + 0.05 * x.passes;
     // The sequential step's extra rounds (the top, the A/A control and up to extraMaxEntries finalists, only when
     // a finalist straddles the threshold) run on top of the budget: reserving them would starve the search, which
     // then misses configs it finds with the time (H200 run 12: 2 s of search instead of ~17 s, and two explorations
@@ -695,28 +764,34 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
         if (options.budgetSeconds < 30.0) settings.burstIdleSeconds *= scale;
         confirmReserve = confirmSeconds(settings, Regime::Sustained, confirmEntries, baselineMs) +
                          confirmSeconds(settings, Regime::Burst, burstEntries, baselineMs);
-        say("the budget is short: confirm blocks of " + fmt(settings.blockSeconds, 2) + " s, bursts after " +
-            fmt(settings.burstIdleSeconds, 2) + " s idle");
+        x.say("the budget is short: confirm blocks of " + formatFixed(settings.blockSeconds, 2) + " s, bursts after " +
+              formatFixed(settings.burstIdleSeconds, 2) + " s idle");
     }
-    const double reserve = screenReserve + confirmReserve + 1.0;
+    x.reserve = screenReserve + confirmReserve + 1.0;
+}
+
+// Guided search within the budget, keeping the reserve for the screen and the confirm stage.
+void runGuidedSearch(Exploration& x) {
+    ExplorationResult& r = x.r;
+    const double baselineMs = x.baselineMs;
     const auto searchStart = Clock::now();
-    SearchOptions searchOptions = options.search;
-    searchOptions.workspaceCapBytes = cap;
+    SearchOptions searchOptions = x.options.search;
+    searchOptions.workspaceCapBytes = x.cap;
     if (searchOptions.clusterShapeIds.empty()) {
-        if (env.clusterLaunch)
+        if (r.environment.clusterLaunch)
             for (std::uint16_t g = 0; g < 52; ++g) searchOptions.clusterShapeIds.push_back(g);
         else
             searchOptions.clusterShapeIds = {0};
     }
-    searchOptions.batchSize = perBatch;
+    searchOptions.batchSize = x.perBatch;
     GuidedSearch search(r.algorithms, searchOptions);
-    auto secondsLeft = [&]() { return options.budgetSeconds - secondsSince(start) - reserve; };
+    auto secondsLeft = [&]() { return x.options.budgetSeconds - secondsSince(x.start) - x.reserve; };
     auto eligible = [&](const Candidate& c) { return eligibleUnderRule(c, r.rule); };
     double checkSeconds = 0.0;
     std::uint64_t checkCount = 0;
     auto check = [&](const AlgoConfig& config) {
         const auto t0 = Clock::now();
-        CheckResult result = backend.check(config);
+        CheckResult result = x.backend.check(config);
         checkSeconds += secondsSince(t0);
         ++checkCount;
         return result;
@@ -727,19 +802,16 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
         const double perCheckMs = checkCount ? 1000.0 * checkSeconds / double(checkCount) : 0.01;
         const double ms = std::clamp(double(proposals) * perCheckMs, 2.0 * baselineMs, 2000.0);
         try {
-            backend.keepBusy(r.candidates[0].raw, cap, int(std::clamp(std::ceil(ms / baselineMs), 1.0, 4000.0)));
+            x.backend.keepBusy(r.candidates[0].raw, x.cap, int(std::clamp(std::ceil(ms / baselineMs), 1.0, 4000.0)));
         } catch (const std::exception&) {
             // The next batch reports the device's state; keeping busy is only a courtesy.
         }
     };
-    say("search: " + fmt(std::max(0.0, secondsLeft()), 1) + " s, keeping " + fmt(reserve, 1) +
-        " s for the screen and the confirm stage");
+    x.say("search: " + formatFixed(std::max(0.0, secondsLeft()), 1) + " s, keeping " + formatFixed(x.reserve, 1) +
+          " s for the screen and the confirm stage");
     r.stats = search.run(
-        r.candidates, check,
-        [&](std::vector<Candidate>& batch) {
-            evaluateRelative(backend, batch, topReference, cap, warmups, samples, batchLimit, shas);
-        },
-        secondsLeft, eligible, [&](const std::string& line) { say(line); }, beforeChecks);
+        r.candidates, check, [&](std::vector<Candidate>& batch) { x.timeBatch(batch); }, secondsLeft, eligible,
+        [&](const std::string& line) { x.say(line); }, beforeChecks);
     r.stats.seconds = secondsSince(searchStart);
     if (r.stats.launchFailures > 0)
         r.errorsAndUnsupported.push_back(
@@ -747,168 +819,197 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
              std::to_string(r.stats.launchFailures) +
                  " configurations passed cublasLtMatmulAlgoCheck but failed at launch; each is recorded in "
                  "candidates[].error"});
+}
 
-    // Screen: the best eligible candidates of the first pass (by time over their neighbouring top items), plus the
-    // requested ones, again against the top in `passes` randomly ordered passes. The score is the median of all
-    // the candidate's ratios, so one lucky moment does not make a finalist.
-    std::vector<int> pool;
+// Screen: the best eligible candidates of the first pass (by time over their neighbouring top items), plus the
+// requested ones, again against the top in `passes` randomly ordered passes. The score is the median of all
+// the candidate's ratios, so one lucky moment does not make a finalist.
+void screenShortlist(Exploration& x) {
+    ExplorationResult& r = x.r;
+    auto eligible = [&](const Candidate& c) { return eligibleUnderRule(c, r.rule); };
+    std::vector<int>& pool = x.pool;
     for (const auto& c : r.candidates)
-        if (c.index != 0 && eligible(c) && !requested.count(c.index)) pool.push_back(c.index);
+        if (c.index != 0 && eligible(c) && !x.requested.count(c.index)) pool.push_back(c.index);
     std::stable_sort(pool.begin(), pool.end(), [&](int a, int b) {
         return r.candidates[std::size_t(a)].firstPass->rankMs() < r.candidates[std::size_t(b)].firstPass->rankMs();
     });
-    if (int(pool.size()) > shortlist) pool.resize(std::size_t(shortlist));
-    std::vector<int> screened = pool;
-    for (int id : requested)
+    if (int(pool.size()) > x.shortlist) pool.resize(std::size_t(x.shortlist));
+    std::vector<int>& screened = x.screened;
+    screened = pool;
+    for (int id : x.requested)
         if (id != 0 && eligible(r.candidates[std::size_t(id)])) screened.push_back(id);
-    r.screenPasses = passes;
+    r.screenPasses = x.passes;
+    if (screened.empty()) return;
+    try {
+        x.backend.keepBusy(r.candidates[0].raw, x.cap, int(std::clamp(300.0 / x.baselineMs, 1.0, 4000.0)));
+    } catch (const std::exception&) {
+        // The first batch reports the device's state.
+    }
+    x.say("screen: " + std::to_string(screened.size()) + " candidates against the heuristic top (every " +
+          std::to_string(kTopEvery) + " items), " + std::to_string(x.passes) + " randomly ordered passes");
     std::mt19937_64 rng(r.dataSeed ^ 0x5c4eefULL);
-    if (!screened.empty()) {
-        try {
-            backend.keepBusy(r.candidates[0].raw, cap, int(std::clamp(300.0 / baselineMs, 1.0, 4000.0)));
-        } catch (const std::exception&) {
-            // The first batch reports the device's state.
-        }
-        say("screen: " + std::to_string(screened.size()) + " candidates against the heuristic top (every " +
-            std::to_string(kTopEvery) + " items), " + std::to_string(passes) + " randomly ordered passes");
-        std::map<int, std::vector<double>> ratios;
-        for (int id : screened) {
-            const auto& fp = r.candidates[std::size_t(id)].firstPass;
-            if (fp && fp->relativeToTop > 0) ratios[id].push_back(fp->relativeToTop);
-        }
-        for (int pass = 0; pass < passes; ++pass) {
-            std::vector<int> order = screened;
-            std::shuffle(order.begin(), order.end(), rng);
-            for (std::size_t first = 0; first < order.size(); first += std::size_t(perBatch)) {
-                const std::size_t last = std::min(order.size(), first + std::size_t(perBatch));
-                std::vector<Candidate> batch;
-                for (std::size_t i = first; i < last; ++i) batch.push_back(r.candidates[std::size_t(order[i])]);
-                std::map<int, double> passRatios;
-                evaluateRelative(backend, batch, topReference, cap, warmups, samples, batchLimit, shas, &passRatios);
-                for (const auto& [id, ratio] : passRatios) ratios[id].push_back(ratio);
-            }
-        }
-        for (int id : screened) {
-            ScreenResult sr;
-            sr.ratios = ratios[id];
-            sr.score = sr.ratios.empty() ? 0.0 : median(sr.ratios);
-            r.candidates[std::size_t(id)].screen = sr;
+    std::map<int, std::vector<double>> ratios;
+    for (int id : screened) {
+        const auto& fp = r.candidates[std::size_t(id)].firstPass;
+        if (fp && fp->relativeToTop > 0) ratios[id].push_back(fp->relativeToTop);
+    }
+    for (int pass = 0; pass < x.passes; ++pass) {
+        std::vector<int> order = screened;
+        std::shuffle(order.begin(), order.end(), rng);
+        for (std::size_t first = 0; first < order.size(); first += std::size_t(x.perBatch)) {
+            const std::size_t last = std::min(order.size(), first + std::size_t(x.perBatch));
+            std::vector<Candidate> batch;
+            for (std::size_t i = first; i < last; ++i) batch.push_back(r.candidates[std::size_t(order[i])]);
+            std::map<int, double> passRatios;
+            x.timeBatch(batch, &passRatios);
+            for (const auto& [id, ratio] : passRatios) ratios[id].push_back(ratio);
         }
     }
+    for (int id : screened) {
+        ScreenResult sr;
+        sr.ratios = ratios[id];
+        sr.score = sr.ratios.empty() ? 0.0 : median(sr.ratios);
+        r.candidates[std::size_t(id)].screen = sr;
+    }
+}
 
-    // Finalists: the best screened scores (at least the best one, the others only when faster than the top), and
-    // every requested config that runs with parity.
+// Finalists: the best screened scores (at least the best one, the others only when faster than the top), and
+// every requested config that runs with parity.
+void chooseFinalists(Exploration& x) {
+    ExplorationResult& r = x.r;
     std::vector<int> byScore;
-    for (int id : pool)
-        if (r.candidates[std::size_t(id)].screen && r.candidates[std::size_t(id)].screen->score > 0) byScore.push_back(id);
+    for (int id : x.pool)
+        if (const Candidate& c = r.candidates[std::size_t(id)]; c.screen && c.screen->score > 0) byScore.push_back(id);
     std::stable_sort(byScore.begin(), byScore.end(), [&](int a, int b) {
         return r.candidates[std::size_t(a)].screen->score < r.candidates[std::size_t(b)].screen->score;
     });
-    std::vector<int> finalistIds;
-    for (int id : requested)
-        if (id != 0 && eligible(r.candidates[std::size_t(id)])) finalistIds.push_back(id);
+    for (int id : x.requested)
+        if (id != 0 && eligibleUnderRule(r.candidates[std::size_t(id)], r.rule)) x.finalistIds.push_back(id);
     int fromScreen = 0;
     for (int id : byScore) {
-        if (fromScreen >= finalists) break;
+        if (fromScreen >= x.finalists) break;
         if (fromScreen > 0 && r.candidates[std::size_t(id)].screen->score >= 1.0) break;
-        finalistIds.push_back(id);
+        x.finalistIds.push_back(id);
         ++fromScreen;
     }
-    for (int id : finalistIds) {
+    for (int id : x.finalistIds) {
         const Candidate& c = r.candidates[std::size_t(id)];
-        say("finalist #" + std::to_string(id) + " " + c.config.describe() + ": screen score " +
-            (c.screen ? fmt(c.screen->score, 4) : std::string("-")) + " of the top");
+        x.say("finalist #" + std::to_string(id) + " " + c.config.describe() + ": screen score " +
+              (c.screen ? formatFixed(c.screen->score, 4) : std::string("-")) + " of the top");
     }
+}
 
-    // Confirm, sustained: the top, the finalists and the A/A control in balanced rounds of blocks back to back.
-    r.confirmSettings = settings;
-    auto entriesFor = [&](const std::vector<int>& ids) {
-        std::vector<ConfirmEntry> entries;
-        for (int id : ids) {
-            const Candidate& c = r.candidates[std::size_t(id)];
-            const double ms = c.screen && c.screen->score > 0 ? c.screen->score * baselineMs : c.firstPass->medianMs;
-            entries.push_back({c.raw, cap, ms});
+// The confirm stage's entries for these candidates, each sized by its screen score (or first pass).
+std::vector<ConfirmEntry> entriesFor(const Exploration& x, const std::vector<int>& ids) {
+    std::vector<ConfirmEntry> entries;
+    for (int id : ids) {
+        const Candidate& c = x.r.candidates[std::size_t(id)];
+        const double ms = c.screen && c.screen->score > 0 ? c.screen->score * x.baselineMs : c.firstPass->medianMs;
+        entries.push_back({c.raw, x.cap, ms});
+    }
+    return entries;
+}
+
+// One regime's confirm run into the candidates (`ids` as entered, the top first) and the A/A control.
+void applyConfirmRun(Exploration& x, const ConfirmRun& run, const std::vector<int>& ids, Regime regime) {
+    ExplorationResult& r = x.r;
+    for (std::size_t e = 0; e < ids.size(); ++e) {
+        Candidate& c = r.candidates[std::size_t(ids[e])];
+        if (!run.errors[e].empty()) {
+            if (c.index != 0) c.error = "failed while confirmed: " + run.errors[e];
+            continue;
         }
-        return entries;
-    };
+        (regime == Regime::Burst ? c.burst : c.sustained) = run.entries[e];
+        if (regime == Regime::Sustained) {
+            c.final = finalFromBlocks(run.entries[e]);
+            if (e < run.power.size()) c.power = run.power[e];
+        }
+        if (c.index != 0)
+            x.say(toString(regime) + " #" + std::to_string(c.index) + ": " + formatFixed(run.entries[e].medianMs(), 4) +
+                  " ms, vs top " + describeGain(run.entries[e].vsTop));
+    }
+    const std::size_t aa = ids.size();
+    if (run.errors[aa].empty() && run.errors[0].empty()) {
+        (regime == Regime::Burst ? r.aaBurst : r.aaSustained) = run.entries[aa];
+        x.say(toString(regime) + " A/A control: " + describeGain(run.entries[aa].vsTop));
+    }
+}
+
+// Confirm, sustained: the top, the finalists and the A/A control in balanced rounds of blocks back to back.
+void confirmSustained(Exploration& x) {
+    ExplorationResult& r = x.r;
+    const ConfirmSettings& settings = x.settings;
+    r.confirmSettings = settings;
     std::vector<int> sustainedIds{0};
-    sustainedIds.insert(sustainedIds.end(), finalistIds.begin(), finalistIds.end());
-    say("confirm (sustained): " + std::to_string(sustainedIds.size() + 1) + " entries (top, A/A control, " +
-        std::to_string(finalistIds.size()) + " finalists), " + std::to_string(settings.rounds) + " rounds of " +
-        fmt(settings.blockSeconds, 2) + " s blocks back to back");
+    sustainedIds.insert(sustainedIds.end(), x.finalistIds.begin(), x.finalistIds.end());
+    x.say("confirm (sustained): " + std::to_string(sustainedIds.size() + 1) + " entries (top, A/A control, " +
+          std::to_string(x.finalistIds.size()) + " finalists), " + std::to_string(settings.rounds) + " rounds of " +
+          formatFixed(settings.blockSeconds, 2) + " s blocks back to back");
     const double thresholdPercent = 100.0 * r.rule.noiseThreshold;
     ConfirmSettings sustainedSettings = settings;
     if (r.rule.regime != Regime::Sustained) sustainedSettings.extraRounds = 0;  // only the deciding regime is extended
-    const ConfirmRun sustained = runSequentialConfirm(backend, entriesFor(sustainedIds), Regime::Sustained,
+    const ConfirmRun sustained = runSequentialConfirm(x.backend, entriesFor(x, sustainedIds), Regime::Sustained,
                                                       sustainedSettings, r.dataSeed + 1, thresholdPercent);
     for (std::size_t e : sustained.extended) r.extendedSustained.push_back(sustainedIds[e]);
     if (sustained.extraRounds > 0)
-        say("sequential confirm (sustained): " + std::to_string(sustained.extended.size()) +
-            " finalist(s) straddled " + fmt(thresholdPercent, 2) + "%: " + std::to_string(sustained.extraRounds) +
-            " more rounds with the top and the A/A control");
-    auto applyRun = [&](const ConfirmRun& run, const std::vector<int>& ids, Regime regime) {
-        for (std::size_t e = 0; e < ids.size(); ++e) {
-            Candidate& c = r.candidates[std::size_t(ids[e])];
-            if (!run.errors[e].empty()) {
-                if (c.index != 0) c.error = "failed while confirmed: " + run.errors[e];
-                continue;
-            }
-            (regime == Regime::Burst ? c.burst : c.sustained) = run.entries[e];
-            if (regime == Regime::Sustained) {
-                c.final = finalFromBlocks(run.entries[e]);
-                if (e < run.power.size()) c.power = run.power[e];
-            }
-            if (c.index != 0)
-                say(toString(regime) + " #" + std::to_string(c.index) + ": " + fmt(run.entries[e].medianMs(), 4) +
-                    " ms, vs top " + describeGain(run.entries[e].vsTop));
-        }
-        const std::size_t aa = ids.size();
-        if (run.errors[aa].empty() && run.errors[0].empty()) {
-            (regime == Regime::Burst ? r.aaBurst : r.aaSustained) = run.entries[aa];
-            say(toString(regime) + " A/A control: " + describeGain(run.entries[aa].vsTop));
-        }
-    };
-    applyRun(sustained, sustainedIds, Regime::Sustained);
+        x.say("sequential confirm (sustained): " + std::to_string(sustained.extended.size()) +
+              " finalist(s) straddled " + formatFixed(thresholdPercent, 2) + "%: " + std::to_string(sustained.extraRounds) +
+              " more rounds with the top and the A/A control");
+    applyConfirmRun(x, sustained, sustainedIds, Regime::Sustained);
     if (!sustained.errors[0].empty())
-        r.errorsAndUnsupported.push_back({"confirm (sustained)", false, "the heuristic top failed: " + sustained.errors[0]});
-    r.powerWindowSeconds = (settings.rounds + (sustained.extraRounds > 0 ? sustained.extraRounds : 0)) * settings.blockSeconds;
+        r.errorsAndUnsupported.push_back(
+            {"confirm (sustained)", false, "the heuristic top failed: " + sustained.errors[0]});
+    r.powerWindowSeconds =
+        (settings.rounds + (sustained.extraRounds > 0 ? sustained.extraRounds : 0)) * settings.blockSeconds;
     for (int id : sustainedIds)
-        if (r.candidates[std::size_t(id)].power) say(powerLine("#" + std::to_string(id), *r.candidates[std::size_t(id)].power));
+        if (const Candidate& c = r.candidates[std::size_t(id)]; c.power)
+            x.say(powerLine("#" + std::to_string(id), *c.power));
     r.power = summarizePower(r.candidates, 0);
-    say("power: " + r.power.note);
+    x.say("power: " + r.power.note);
+}
 
-    // Confirm, burst after idle: the top, the A/A control and the sustained choice (or, selecting on bursts, all).
+// Confirm, burst after idle: the top, the A/A control and the sustained choice (or, selecting on bursts, all).
+void confirmBurst(Exploration& x) {
+    ExplorationResult& r = x.r;
+    const ConfirmSettings& settings = x.settings;
     std::vector<int> burstIds{0};
     if (r.rule.regime == Regime::Burst) {
-        burstIds.insert(burstIds.end(), finalistIds.begin(), finalistIds.end());
+        burstIds.insert(burstIds.end(), x.finalistIds.begin(), x.finalistIds.end());
     } else {
         SelectionRule sustainedRule = r.rule;
-        const Selection first = selectCandidate(r.candidates, 0, sustainedRule,
-                                                r.aaSustained ? std::optional<PairedGain>(r.aaSustained->vsTop) : std::nullopt);
+        const Selection first =
+            selectCandidate(r.candidates, 0, sustainedRule,
+                            r.aaSustained ? std::optional<PairedGain>(r.aaSustained->vsTop) : std::nullopt);
         const int pick = first.leftBaseline ? first.candidateIndex : first.bestAlternative;
         if (pick > 0) burstIds.push_back(pick);
     }
-    if (burstIds.size() > 1 && settings.burstRounds > 0) {
-        say("confirm (burst): " + std::to_string(burstIds.size() + 1) + " entries, " +
-            std::to_string(settings.burstRounds) + " rounds of " + std::to_string(settings.burstLaunches) +
-            "-launch bursts, each after " + fmt(settings.burstIdleSeconds, 1) + " s idle");
-        ConfirmSettings burstSettings = settings;
-        if (r.rule.regime != Regime::Burst) burstSettings.extraRounds = 0;
-        const ConfirmRun burst = runSequentialConfirm(backend, entriesFor(burstIds), Regime::Burst, burstSettings,
-                                                      r.dataSeed + 2, thresholdPercent);
-        for (std::size_t e : burst.extended) r.extendedBurst.push_back(burstIds[e]);
-        if (burst.extraRounds > 0)
-            say("sequential confirm (burst): " + std::to_string(burst.extended.size()) + " finalist(s) straddled " +
-                fmt(thresholdPercent, 2) + "%: " + std::to_string(burst.extraRounds) + " more rounds");
-        applyRun(burst, burstIds, Regime::Burst);
-    }
+    if (burstIds.size() <= 1 || settings.burstRounds <= 0) return;
+    x.say("confirm (burst): " + std::to_string(burstIds.size() + 1) + " entries, " +
+          std::to_string(settings.burstRounds) + " rounds of " + std::to_string(settings.burstLaunches) +
+          "-launch bursts, each after " + formatFixed(settings.burstIdleSeconds, 1) + " s idle");
+    const double thresholdPercent = 100.0 * r.rule.noiseThreshold;
+    ConfirmSettings burstSettings = settings;
+    if (r.rule.regime != Regime::Burst) burstSettings.extraRounds = 0;
+    const ConfirmRun burst = runSequentialConfirm(x.backend, entriesFor(x, burstIds), Regime::Burst, burstSettings,
+                                                  r.dataSeed + 2, thresholdPercent);
+    for (std::size_t e : burst.extended) r.extendedBurst.push_back(burstIds[e]);
+    if (burst.extraRounds > 0)
+        x.say("sequential confirm (burst): " + std::to_string(burst.extended.size()) + " finalist(s) straddled " +
+              formatFixed(thresholdPercent, 2) + "%: " + std::to_string(burst.extraRounds) + " more rounds");
+    applyConfirmRun(x, burst, burstIds, Regime::Burst);
+}
 
+// How the finalists were screened and confirmed, for the report.
+std::string screenAndConfirmMethod(const Exploration& x) {
+    const ExplorationResult& r = x.r;
+    const ConfirmSettings& settings = x.settings;
     std::ostringstream method;
-    method << "screen: the " << pool.size() << " best eligible first-pass candidates (time over the neighbouring "
-           << "heuristic-top items) and " << (screened.size() - pool.size()) << " requested, in " << passes
+    method << "screen: the " << x.pool.size() << " best eligible first-pass candidates (time over the neighbouring "
+           << "heuristic-top items) and " << (x.screened.size() - x.pool.size()) << " requested, in " << x.passes
            << " randomly ordered passes against the top (every " << kTopEvery << " items), score = median ratio; "
-           << "confirm: the top, " << finalistIds.size() << " finalists and an A/A control (the top entered twice) in "
-           << settings.rounds << " balanced rounds of " << settings.blockSeconds << " s blocks back to back (warm-up "
+           << "confirm: the top, " << x.finalistIds.size()
+           << " finalists and an A/A control (the top entered twice) in " << settings.rounds << " balanced rounds of "
+           << settings.blockSeconds << " s blocks back to back (warm-up "
            << settings.warmupSeconds << " s of each block dropped, after " << settings.preheatSeconds
            << " s of the top), per block the per-launch median, energy and clock; burst: " << settings.burstRounds
            << " rounds of " << settings.burstLaunches << "-launch bursts after " << settings.burstIdleSeconds
@@ -918,8 +1019,13 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
            << "on the " << toString(r.rule.regime) << " regime when the interval's lower end clears "
            << 100.0 * r.rule.noiseThreshold << "% and the A/A interval contains 0"
            << (r.power.powerLimited ? " (the card was power-limited)" : "");
-    r.finalistMethod = method.str();
+    return method.str();
+}
 
+// Selection on the deciding regime's confirm rounds, then its verification in fresh rounds.
+void selectAndVerify(Exploration& x) {
+    ExplorationResult& r = x.r;
+    const ConfirmSettings& settings = x.settings;
     const auto& aa = r.rule.regime == Regime::Burst ? r.aaBurst : r.aaSustained;
     r.selection = selectCandidate(r.candidates, 0, r.rule, aa ? std::optional<PairedGain>(aa->vsTop) : std::nullopt);
     if (r.selection.leftBaseline && settings.verifyRounds > 0) {
@@ -928,9 +1034,9 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
         ConfirmSettings verify = settings;
         verify.rounds = verify.burstRounds = settings.verifyRounds + settings.verifyRounds % 2;  // whole ABBA pairs
         verify.extraRounds = 0;
-        say("verification (" + toString(r.rule.regime) + "): the top, #" + std::to_string(pick) +
-            " and an A/A control, " + std::to_string(verify.rounds) + " fresh rounds");
-        const ConfirmRun run = runConfirm(backend, entriesFor({0, pick}), r.rule.regime, verify, r.dataSeed + 3);
+        x.say("verification (" + toString(r.rule.regime) + "): the top, #" + std::to_string(pick) +
+              " and an A/A control, " + std::to_string(verify.rounds) + " fresh rounds");
+        const ConfirmRun run = runConfirm(x.backend, entriesFor(x, {0, pick}), r.rule.regime, verify, r.dataSeed + 3);
         if (run.errors[0].empty() && run.errors[1].empty() && run.errors[2].empty()) {
             r.verification = run.entries[1];
             r.verificationAa = run.entries[2];
@@ -940,10 +1046,13 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
         }
         r.confirmSettings.verifyRounds = verify.rounds;
     }
-    say("selected: " + r.selection.reason);
+    x.say("selected: " + r.selection.reason);
+}
 
-    // Hashes come from host threads; wait for them.
-    for (auto& [id, future] : shas) {
+// Hashes come from host threads; wait for them.
+void collectOutputHashes(Exploration& x) {
+    ExplorationResult& r = x.r;
+    for (auto& [id, future] : x.shas) {
         try {
             r.candidates[std::size_t(id)].parity.sha256 = future.get();
         } catch (const std::exception& e) {
@@ -951,10 +1060,31 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
             r.errorsAndUnsupported.push_back({"output hash of candidate #" + std::to_string(id), false, e.what()});
         }
     }
-    r.wallSeconds = secondsSince(start);
-    say("exploration took " + fmt(r.wallSeconds, 1) + " s: " + std::to_string(r.candidates.size()) +
-        " candidates timed, " + std::to_string(r.stats.checks) + " configurations checked");
-    return r;
+}
+
+}  // namespace
+
+ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& options,
+                                 const ExploreProgressFn& progress) {
+    Exploration x(backend, options, progress);
+    if (!prepareWorkload(x) || !collectHeuristics(x)) return std::move(x.r);
+    addRequestedConfigs(x);
+    checkExplicitSplitK(x);
+    if (!firstPassOfHeuristicAnswers(x)) return std::move(x.r);
+    collectSearchAlgorithms(x);
+    reserveScreenAndConfirm(x);
+    runGuidedSearch(x);
+    screenShortlist(x);
+    chooseFinalists(x);
+    confirmSustained(x);
+    confirmBurst(x);
+    x.r.finalistMethod = screenAndConfirmMethod(x);
+    selectAndVerify(x);
+    collectOutputHashes(x);
+    x.r.wallSeconds = secondsSince(x.start);
+    x.say("exploration took " + formatFixed(x.r.wallSeconds, 1) + " s: " + std::to_string(x.r.candidates.size()) +
+          " candidates timed, " + std::to_string(x.r.stats.checks) + " configurations checked");
+    return std::move(x.r);
 }
 
 ReplayOutcome runReplay(GemmBackend& backend, const ReplayPlan& plan, const ConfirmSettings& settings,
@@ -1029,7 +1159,7 @@ ReplayOutcome runReplay(GemmBackend& backend, const ReplayPlan& plan, const Conf
     if (out.aaSustained && out.aaSustained->vsTop.valid() && !out.aaSustained->vsTop.containsZero())
         out.verdict = "TOO NOISY";
     else
-        out.verdict = g.lowPercent > 0 ? "FASTER" : g.highPercent < 0 ? "SLOWER" : "SAME";
+        out.verdict = verdictOf(g);
     out.selected.verdictVsBaseline = out.verdict;
     return out;
 }

@@ -95,17 +95,6 @@ bool eligibleUnderRule(const Candidate& candidate, const SelectionRule& rule) {
     return candidate.parity.bitwiseEqualToBaseline || candidate.parity.maxRelError <= rule.errorBound;
 }
 
-// Two-sided 95% and 99% quantiles of Student's t: the measurement engine's (one implementation for every interval).
-double studentT975(int df) {
-    if (df < 1) throw Error("", "", "Student t needs at least 1 degree of freedom");
-    return studentQuantile(0.975, df);
-}
-
-double studentT995(int df) {
-    if (df < 1) throw Error("", "", "Student t needs at least 1 degree of freedom");
-    return studentQuantile(0.995, df);
-}
-
 PairedGain pairedGain(const std::vector<double>& topMs, const std::vector<double>& candidateMs) {
     if (topMs.size() != candidateMs.size())
         throw Error("", "", "paired gain over " + std::to_string(topMs.size()) + " top and " +
@@ -130,11 +119,12 @@ PairedGain pairedGain(const std::vector<double>& topMs, const std::vector<double
     double ss = 0.0;
     for (double x : logRatios) ss += (x - mean) * (x - mean);
     const double se = std::sqrt(ss / double(g.rounds - 1) / double(g.rounds));
-    const double half = studentT975(g.rounds - 1) * se;
+    // Two-sided 95% and 99% intervals from the measurement engine's Student t (one implementation for every interval).
+    const double half = studentQuantile(0.975, g.rounds - 1) * se;
     // A larger log ratio is a slower candidate: the interval's low end of the gain comes from mean + half.
     g.lowPercent = 100.0 * (1.0 - std::exp(mean + half));
     g.highPercent = 100.0 * (1.0 - std::exp(mean - half));
-    const double half99 = studentT995(g.rounds - 1) * se;
+    const double half99 = studentQuantile(0.995, g.rounds - 1) * se;
     g.low99Percent = 100.0 * (1.0 - std::exp(mean + half99));
     g.high99Percent = 100.0 * (1.0 - std::exp(mean - half99));
     return g;
@@ -481,6 +471,91 @@ std::vector<AlgoConfig> neighbours(const AlgoConfig& config, const AlgoCapabilit
     return out;
 }
 
+Candidate checkedCandidate(int index, const AlgoConfig& config, const CheckResult& check, std::string source) {
+    Candidate c;
+    c.index = index;
+    c.config = config;
+    c.raw = check.raw;
+    c.requiredWorkspaceBytes = check.requiredWorkspaceBytes;
+    c.waves = check.waves;
+    c.source = std::move(source);
+    return c;
+}
+
+namespace {
+
+// The OtherAlgorithms move: every tile and stages of the other algorithms, in the centre's cluster shape and in 0.
+std::vector<AlgoConfig> otherAlgorithmProposals(const std::vector<SearchAlgorithm>& algorithms,
+                                                const AlgoConfig& centre) {
+    std::vector<AlgoConfig> proposals;
+    for (const auto& algo : algorithms) {
+        if (algo.algorithmId == centre.algorithmId || !algo.capabilities.read) continue;
+        for (auto t : tilesOf(algo.capabilities))
+            for (auto s : stagesOf(algo.capabilities))
+                for (std::uint16_t g : {centre.clusterShape, std::uint16_t(0)}) {
+                    AlgoConfig c;
+                    c.algorithmId = algo.algorithmId;
+                    c.tileId = t;
+                    c.stagesId = s;
+                    c.clusterShape = g;
+                    proposals.push_back(c);
+                }
+    }
+    return proposals;
+}
+
+struct CheckedProposals {
+    std::vector<std::pair<AlgoConfig, CheckResult>> valid;  // passed AlgoCheck within the workspace cap
+    std::uint64_t checked = 0, overCap = 0;
+};
+
+// The proposals not seen before, checked in order (each is seen from then on) until maxCandidatesPerMove are valid
+// or the budget runs out.
+CheckedProposals checkProposals(const std::vector<AlgoConfig>& proposals, std::set<AlgoConfig>& seen,
+                                const GuidedSearch::CheckFn& check, const GuidedSearch::ClockFn& secondsLeft,
+                                const SearchOptions& options, SearchStats& stats) {
+    CheckedProposals out;
+    for (const auto& p : proposals) {
+        if (!seen.insert(p).second) continue;
+        if ((out.checked & 255u) == 255u && secondsLeft() <= 0.0) break;
+        ++out.checked;
+        CheckResult r = check(p);
+        ++stats.checks;
+        if (!r.ok()) continue;
+        ++stats.checksPassed;
+        if (r.requiredWorkspaceBytes > options.workspaceCapBytes) {
+            ++out.overCap;
+            ++stats.overWorkspaceCap;
+            continue;
+        }
+        out.valid.emplace_back(p, r);
+        if (int(out.valid.size()) >= options.maxCandidatesPerMove) break;
+    }
+    return out;
+}
+
+// The next neighbourhood to expand: around the `centres` (best first), the first move not expanded yet, the
+// OtherAlgorithms move once per algorithm. Centre -1 when every move around every centre is done.
+std::pair<int, SearchMove> nextExpansion(const std::vector<Candidate>& candidates, const std::vector<int>& centres,
+                                         std::map<AlgoConfig, std::set<SearchMove>>& expanded,
+                                         const std::set<int>& otherAlgorithmsTried) {
+    for (int id : centres) {
+        const Candidate& c = candidates[std::size_t(id)];
+        auto& done = expanded[c.config];
+        for (SearchMove m : kMoveOrder) {
+            if (done.count(m)) continue;
+            if (m == SearchMove::OtherAlgorithms && otherAlgorithmsTried.count(c.config.algorithmId)) {
+                done.insert(m);
+                continue;
+            }
+            return {c.index, m};
+        }
+    }
+    return {-1, SearchMove::Cluster};
+}
+
+}  // namespace
+
 GuidedSearch::GuidedSearch(std::vector<SearchAlgorithm> algorithms, SearchOptions options)
     : algorithms_(std::move(algorithms)), options_(std::move(options)) {}
 
@@ -518,31 +593,18 @@ SearchStats GuidedSearch::run(std::vector<Candidate>& candidates, const CheckFn&
             stats.budgetExhausted = true;
             break;
         }
-        // Centres: the best usable candidates, fastest first.
+        // Centres: the best usable candidates, fastest first, as many as the beam is wide (those whose algorithm's
+        // capabilities are unknown are never expanded).
         std::vector<int> ranked;
         for (const auto& c : candidates)
             if (usable(c)) ranked.push_back(c.index);
         std::stable_sort(ranked.begin(), ranked.end(), [&](int a, int b) {
             return candidates[std::size_t(a)].firstPass->rankMs() < candidates[std::size_t(b)].firstPass->rankMs();
         });
-        int centre = -1;
-        SearchMove move = SearchMove::Cluster;
         const int beam = std::max(1, options_.beamWidth);
-        for (int r = 0; r < int(ranked.size()) && r < beam && centre < 0; ++r) {
-            const Candidate& c = candidates[std::size_t(ranked[std::size_t(r)])];
-            if (!capsOf(c.config.algorithmId)) continue;
-            auto& done = expanded[c.config];
-            for (SearchMove m : kMoveOrder) {
-                if (done.count(m)) continue;
-                if (m == SearchMove::OtherAlgorithms && otherAlgorithmsTried.count(c.config.algorithmId)) {
-                    done.insert(m);
-                    continue;
-                }
-                centre = c.index;
-                move = m;
-                break;
-            }
-        }
+        if (int(ranked.size()) > beam) ranked.resize(std::size_t(beam));
+        std::erase_if(ranked, [&](int id) { return !capsOf(candidates[std::size_t(id)].config.algorithmId); });
+        const auto [centre, move] = nextExpansion(candidates, ranked, expanded, otherAlgorithmsTried);
         if (centre < 0) {
             say("search: every neighbourhood of the best " + std::to_string(beam) + " configurations is explored");
             break;
@@ -555,19 +617,7 @@ SearchStats GuidedSearch::run(std::vector<Candidate>& candidates, const CheckFn&
         std::vector<AlgoConfig> proposals;
         if (move == SearchMove::OtherAlgorithms) {
             otherAlgorithmsTried.insert(centreConfig.algorithmId);
-            for (const auto& algo : algorithms_) {
-                if (algo.algorithmId == centreConfig.algorithmId || !algo.capabilities.read) continue;
-                for (auto t : tilesOf(algo.capabilities))
-                    for (auto s : stagesOf(algo.capabilities))
-                        for (std::uint16_t g : {centreConfig.clusterShape, std::uint16_t(0)}) {
-                            AlgoConfig c;
-                            c.algorithmId = algo.algorithmId;
-                            c.tileId = t;
-                            c.stagesId = s;
-                            c.clusterShape = g;
-                            proposals.push_back(c);
-                        }
-            }
+            proposals = otherAlgorithmProposals(algorithms_, centreConfig);
         } else {
             proposals = neighbours(centreConfig, *capsOf(centreConfig.algorithmId), move, options_);
         }
@@ -578,24 +628,8 @@ SearchStats GuidedSearch::run(std::vector<Candidate>& candidates, const CheckFn&
             for (const auto& p : proposals) fresh += seen.count(p) ? 0 : 1;
             if (fresh > 0) beforeChecks(fresh);
         }
-        std::vector<std::pair<AlgoConfig, CheckResult>> valid;
-        std::uint64_t checked = 0, overCap = 0;
-        for (const auto& p : proposals) {
-            if (!seen.insert(p).second) continue;
-            if ((checked & 255u) == 255u && secondsLeft() <= 0.0) break;
-            ++checked;
-            CheckResult r = check(p);
-            ++stats.checks;
-            if (!r.ok()) continue;
-            ++stats.checksPassed;
-            if (r.requiredWorkspaceBytes > options_.workspaceCapBytes) {
-                ++overCap;
-                ++stats.overWorkspaceCap;
-                continue;
-            }
-            valid.emplace_back(p, r);
-            if (int(valid.size()) >= options_.maxCandidatesPerMove) break;
-        }
+        const CheckedProposals checked = checkProposals(proposals, seen, check, secondsLeft, options_, stats);
+        const auto& valid = checked.valid;
 
         // Time, in back-to-back batches.
         const double before = bestMs();
@@ -609,16 +643,9 @@ SearchStats GuidedSearch::run(std::vector<Candidate>& candidates, const CheckFn&
             }
             if (consecutiveFailures >= kMaxConsecutiveFailures) break;
             std::vector<Candidate> batch;
-            for (std::size_t i = first; i < std::min(valid.size(), first + batchSize); ++i) {
-                Candidate c;
-                c.index = int(candidates.size() + batch.size());
-                c.config = valid[i].first;
-                c.raw = valid[i].second.raw;
-                c.requiredWorkspaceBytes = valid[i].second.requiredWorkspaceBytes;
-                c.waves = valid[i].second.waves;
-                c.source = toString(move) + " of #" + std::to_string(centre);
-                batch.push_back(std::move(c));
-            }
+            for (std::size_t i = first; i < std::min(valid.size(), first + batchSize); ++i)
+                batch.push_back(checkedCandidate(int(candidates.size() + batch.size()), valid[i].first,
+                                                 valid[i].second, toString(move) + " of #" + std::to_string(centre)));
             evaluate(batch);
             for (auto& c : batch) {
                 ++stats.timed;
@@ -644,8 +671,9 @@ SearchStats GuidedSearch::run(std::vector<Candidate>& candidates, const CheckFn&
         line.precision(4);
         line << "expand #" << centre << " (" << std::fixed
              << (candidates[std::size_t(centre)].firstPass ? candidates[std::size_t(centre)].firstPass->rankMs() : 0.0)
-             << " ms) by " << toString(move) << ": " << proposals.size() << " proposed, " << checked << " checked, "
-             << valid.size() << " valid within the workspace cap (" << overCap << " over it), " << timed
+             << " ms) by " << toString(move) << ": " << proposals.size() << " proposed, " << checked.checked
+             << " checked, " << valid.size() << " valid within the workspace cap (" << checked.overCap << " over it), "
+             << timed
              << " timed, " << better << " faster than the best before; best now " << bestMs() << " ms"
              << (interrupted ? " (move interrupted: re-centring on the faster configuration)" : "");
         say(line.str());
@@ -990,12 +1018,11 @@ Json powerWindowToJson(const PowerWindow& w) {
     return j;
 }
 
-Json buildExplorerReport(const ExplorationResult& r) {
-    Json report;
-    report["mode"] = "gemm-explore";
-    report["tool"] = {{"name", "tunescope"}, {"version", versionString()}, {"git_sha", gitSha()}};
+namespace {
 
-    const GemmEnvironment& env = r.environment;
+// The report's sections, in the order buildExplorerReport writes them.
+
+Json environmentToJson(const GemmEnvironment& env) {
     Json environment;
     environment["platform"] = platformString(env);
     environment["device"] = env.device;
@@ -1015,12 +1042,11 @@ Json buildExplorerReport(const ExplorationResult& r) {
         {"cublaslt_cudart_version", env.cublasLtCudartVersion},
         {"cuda_driver_api_version", env.driverApiVersion},
         {"stream_k_public_control", false},
-        {"stream_k_note",
-         "CUDA 13 cuBLASLt exposes no documented MatmulAlgoConfig attribute that directly selects Stream-K. Negative "
-         "SPLITK_NUM values returned by heuristics are preserved as undocumented library sentinels, not claimed as "
-         "public Stream-K control."}};
-    report["environment"] = std::move(environment);
+        {"stream_k_note", kStreamKNote}};
+    return environment;
+}
 
+Json workloadToJson(const ExplorationResult& r) {
     Json workload;
     workload["gemm"] = gemmSpecToJson(r.spec);
     workload["tokens"] = r.spec.logicalM();
@@ -1031,8 +1057,10 @@ Json buildExplorerReport(const ExplorationResult& r) {
                         {"rotating_input_bytes", r.rotatingBytes},
                         {"reference", "FP32 GEMM on the GPU over the same (dequantised) inputs"},
                         {"parity_region", "logical M x N block of the BF16 output, row by row of Y"}};
-    report["workload"] = std::move(workload);
+    return workload;
+}
 
+Json baselineToJson(const ExplorationResult& r) {
     Json baseline;
     if (r.baselineIndex >= 0 && r.baselineIndex < int(r.candidates.size())) {
         const Candidate& b = r.candidates[std::size_t(r.baselineIndex)];
@@ -1048,43 +1076,39 @@ Json buildExplorerReport(const ExplorationResult& r) {
                                {"scalar_pointer_mode", "host"},
                                {"bias", nullptr},
                                {"beta", 0.0}};
-    report["baseline_kernel_metadata"] = std::move(baseline);
+    return baseline;
+}
 
-    Json heuristics = Json::array();
-    for (const auto& set : r.heuristics) heuristics.push_back(heuristicSetToJson(set, env.cublasLtVersion));
-    report["heuristics"] = std::move(heuristics);
+Json splitKCheckToJson(const SplitKCheck& s) {
+    Json j = algoConfigToJson(s.requested, false);
+    j["required_workspace_bytes"] = s.result.requiredWorkspaceBytes;
+    j["waves"] = s.result.waves;
+    j["state"] = s.result.apiStatus;
+    j["api_status"] = s.result.apiStatus;
+    j["valid"] = s.result.ok();
+    j["capabilities"] = capabilitiesToJson(s.capabilities);
+    j["requested_config"] = algoConfigToJson(s.requested, false);
+    j["failed_call"] = s.result.failedCall.empty() ? Json(nullptr) : Json(s.result.failedCall);
+    j["status_name"] = statusName(s.result.apiStatus);
+    j["workspace_cap_bytes"] = s.workspaceCapBytes;
+    j["over_workspace_cap"] = s.overWorkspaceCap();
+    j["reduction"] = reductionSchemeName(s.requested.reductionScheme);
+    j["reduced_precision"] = s.reducedPrecision();
+    std::string note;
+    if (!s.result.ok())
+        note = "invalid: " + statusName(s.result.apiStatus) + " from " + s.result.failedCall;
+    else if (s.overWorkspaceCap())
+        note = "needs " + std::to_string(s.result.requiredWorkspaceBytes) + " bytes of workspace (cap " +
+               std::to_string(s.workspaceCapBytes) + ")";
+    else
+        note = "valid within the workspace cap";
+    if (s.reducedPrecision()) note += "; OUTPUT_TYPE reduction keeps partial sums in BF16: reduced precision";
+    j["note"] = note;
+    j["raw_algo_hex"] = s.result.ok() ? Json(rawAlgoToHex(s.result.raw)) : Json(nullptr);
+    return j;
+}
 
-    Json splits = Json::array();
-    for (const auto& s : r.splitKChecks) {
-        Json j = algoConfigToJson(s.requested, false);
-        j["required_workspace_bytes"] = s.result.requiredWorkspaceBytes;
-        j["waves"] = s.result.waves;
-        j["state"] = s.result.apiStatus;
-        j["api_status"] = s.result.apiStatus;
-        j["valid"] = s.result.ok();
-        j["capabilities"] = capabilitiesToJson(s.capabilities);
-        j["requested_config"] = algoConfigToJson(s.requested, false);
-        j["failed_call"] = s.result.failedCall.empty() ? Json(nullptr) : Json(s.result.failedCall);
-        j["status_name"] = statusName(s.result.apiStatus);
-        j["workspace_cap_bytes"] = s.workspaceCapBytes;
-        j["over_workspace_cap"] = s.overWorkspaceCap();
-        j["reduction"] = reductionSchemeName(s.requested.reductionScheme);
-        j["reduced_precision"] = s.reducedPrecision();
-        std::string note;
-        if (!s.result.ok())
-            note = "invalid: " + statusName(s.result.apiStatus) + " from " + s.result.failedCall;
-        else if (s.overWorkspaceCap())
-            note = "needs " + std::to_string(s.result.requiredWorkspaceBytes) + " bytes of workspace (cap " +
-                   std::to_string(s.workspaceCapBytes) + ")";
-        else
-            note = "valid within the workspace cap";
-        if (s.reducedPrecision()) note += "; OUTPUT_TYPE reduction keeps partial sums in BF16: reduced precision";
-        j["note"] = note;
-        j["raw_algo_hex"] = s.result.ok() ? Json(rawAlgoToHex(s.result.raw)) : Json(nullptr);
-        splits.push_back(std::move(j));
-    }
-    report["explicit_split_k_checks"] = std::move(splits);
-
+Json searchToJson(const ExplorationResult& r) {
     Json search;
     search["budget_seconds"] = r.budgetSeconds;
     search["seconds"] = r.stats.seconds;
@@ -1109,55 +1133,51 @@ Json buildExplorerReport(const ExplorationResult& r) {
         algos.push_back({{"algorithm_id", a.algorithmId}, {"capabilities", capabilitiesToJson(a.capabilities)}});
     search["algorithms"] = std::move(algos);
     search["log"] = r.stats.log;
-    report["search"] = std::move(search);
+    return search;
+}
 
-    Json candidates = Json::array();
-    for (const auto& c : r.candidates) candidates.push_back(candidateToJson(c, r.spec.flops()));
-    report["candidates"] = std::move(candidates);
-
-    Json selected;
+// The selection with its rule; null when nothing was selected (the exploration stopped early).
+Json selectedToJson(const ExplorationResult& r) {
     const Selection& s = r.selection;
-    if (s.candidateIndex >= 0 && s.candidateIndex < int(r.candidates.size())) {
-        const Candidate& c = r.candidates[std::size_t(s.candidateIndex)];
-        selected = algoConfigToJson(c.config);
-        selected["raw_algo_hex"] = rawAlgoToHex(c.raw);
-        selected["cublaslt_version"] = env.cublasLtVersion;
-        selected["workspace_bytes"] = r.baselineWorkspaceBytes;
-        selected["required_workspace_bytes"] = c.requiredWorkspaceBytes;
-        selected["candidate_index"] = c.index;
-        selected["baseline_candidate_index"] = s.baselineIndex;
-        selected["median_ms"] = c.final ? Json(c.final->medianMs) : Json(nullptr);
-        const Candidate& b = r.candidates[std::size_t(s.baselineIndex)];
-        selected["baseline_median_ms"] = b.final ? Json(b.final->medianMs) : Json(nullptr);
-        selected["improvement_percent"] = s.gainPercent;
-        selected["improvement_interval_95_percent"] =
-            s.leftBaseline ? Json::array({s.lowPercent, s.highPercent}) : Json(nullptr);
-        selected["regime"] = toString(s.regime);
-        selected["required_improvement_percent"] = s.requiredGainPercent;
-        selected["left_baseline"] = s.leftBaseline;
-        selected["too_noisy"] = s.tooNoisy;
-        if (c.sustained && c.sustained->vsTop.valid()) selected["sustained"] = pairedGainToJson(c.sustained->vsTop);
-        if (c.burst && c.burst->vsTop.valid()) selected["burst"] = pairedGainToJson(c.burst->vsTop);
-        selected["reason"] = s.reason;
-        selected["verified"] = s.verified;
-        if (s.verificationRan)
-            selected["selected_on"] = {{"gain_percent", s.selectedOnGainPercent},
-                                       {"interval_95_percent", {s.selectedOnLowPercent, s.selectedOnHighPercent}}};
-        selected["output_sha256"] = c.parity.checked ? Json(c.parity.sha256) : Json(nullptr);
-        selected["bitwise_equal_to_baseline"] = c.parity.bitwiseEqualToBaseline;
-    } else {
-        selected = nullptr;
-    }
-    report["selected"] = selected;
-    if (selected.is_object()) {
-        report["selected"]["rule"] = {{"exact_parity", r.rule.exactParity},
-                                      {"error_bound", r.rule.exactParity ? Json(nullptr) : Json(r.rule.errorBound)},
-                                      {"noise_threshold", r.rule.noiseThreshold},
-                                      {"regime", toString(r.rule.regime)},
-                                      {"criterion", "the lower end of the paired gain's 95% interval above "
-                                                    "noise_threshold, and the A/A control's interval containing 0"}};
-    }
+    if (s.candidateIndex < 0 || s.candidateIndex >= int(r.candidates.size())) return nullptr;
+    const Candidate& c = r.candidates[std::size_t(s.candidateIndex)];
+    Json selected = algoConfigToJson(c.config);
+    selected["raw_algo_hex"] = rawAlgoToHex(c.raw);
+    selected["cublaslt_version"] = r.environment.cublasLtVersion;
+    selected["workspace_bytes"] = r.baselineWorkspaceBytes;
+    selected["required_workspace_bytes"] = c.requiredWorkspaceBytes;
+    selected["candidate_index"] = c.index;
+    selected["baseline_candidate_index"] = s.baselineIndex;
+    selected["median_ms"] = c.final ? Json(c.final->medianMs) : Json(nullptr);
+    const Candidate& b = r.candidates[std::size_t(s.baselineIndex)];
+    selected["baseline_median_ms"] = b.final ? Json(b.final->medianMs) : Json(nullptr);
+    selected["improvement_percent"] = s.gainPercent;
+    selected["improvement_interval_95_percent"] =
+        s.leftBaseline ? Json::array({s.lowPercent, s.highPercent}) : Json(nullptr);
+    selected["regime"] = toString(s.regime);
+    selected["required_improvement_percent"] = s.requiredGainPercent;
+    selected["left_baseline"] = s.leftBaseline;
+    selected["too_noisy"] = s.tooNoisy;
+    if (c.sustained && c.sustained->vsTop.valid()) selected["sustained"] = pairedGainToJson(c.sustained->vsTop);
+    if (c.burst && c.burst->vsTop.valid()) selected["burst"] = pairedGainToJson(c.burst->vsTop);
+    selected["reason"] = s.reason;
+    selected["verified"] = s.verified;
+    if (s.verificationRan)
+        selected["selected_on"] = {{"gain_percent", s.selectedOnGainPercent},
+                                   {"interval_95_percent", {s.selectedOnLowPercent, s.selectedOnHighPercent}}};
+    selected["output_sha256"] = c.parity.checked ? Json(c.parity.sha256) : Json(nullptr);
+    selected["bitwise_equal_to_baseline"] = c.parity.bitwiseEqualToBaseline;
+    selected["rule"] = {{"exact_parity", r.rule.exactParity},
+                        {"error_bound", r.rule.exactParity ? Json(nullptr) : Json(r.rule.errorBound)},
+                        {"noise_threshold", r.rule.noiseThreshold},
+                        {"regime", toString(r.rule.regime)},
+                        {"criterion", "the lower end of the paired gain's 95% interval above noise_threshold, and "
+                                      "the A/A control's interval containing 0"}};
+    return selected;
+}
 
+Json confirmToJson(const ExplorationResult& r) {
+    const Selection& s = r.selection;
     Json confirm;
     const ConfirmSettings& cs = r.confirmSettings;
     confirm["settings"] = {{"rounds", cs.rounds},
@@ -1189,18 +1209,21 @@ Json buildExplorerReport(const ExplorationResult& r) {
     if (s.verificationRan) {
         Json verification = {{"candidate_index", s.verificationCandidate},
                              {"verified", s.verified},
-                             {"selected_on", {{"gain_percent", s.selectedOnGainPercent},
-                                              {"interval_95_percent", {s.selectedOnLowPercent, s.selectedOnHighPercent}}}},
+                             {"selected_on",
+                              {{"gain_percent", s.selectedOnGainPercent},
+                               {"interval_95_percent", {s.selectedOnLowPercent, s.selectedOnHighPercent}}}},
                              {"measurement", r.verification ? regimeToJson(*r.verification) : Json(nullptr)},
                              {"gain", r.verification ? pairedGainToJson(r.verification->vsTop) : Json(nullptr)},
                              {"aa_control", r.verificationAa ? regimeToJson(*r.verificationAa) : Json(nullptr)}};
         confirm["verification"] = std::move(verification);
     }
     confirm["method"] = r.finalistMethod;
-    report["confirm"] = std::move(confirm);
+    return confirm;
+}
 
+Json powerStateToJson(const ExplorationResult& r) {
     const PowerSummary& p = r.power;
-    report["power_state"] = {
+    return {
         {"window_seconds", r.powerWindowSeconds},
         {"measured", p.measured},
         {"power_limited", p.powerLimited},
@@ -1216,12 +1239,39 @@ Json buildExplorerReport(const ExplorationResult& r) {
         {"method", "each finalist's sustained confirm blocks (window_seconds in all, cold L2): NVML's energy counter "
                    "read at each block's start and end, board power, SM clock and clock-event reasons every 10 ms"},
         {"note", p.note}};
+}
 
+Json errorsToJson(const std::vector<UnsupportedNote>& notes) {
     Json errors = Json::array();
-    for (const auto& e : r.errorsAndUnsupported)
+    for (const auto& e : notes)
         errors.push_back({{"feature", e.feature}, {"supported_public_control", e.supportedPublicControl},
                           {"reason", e.reason}});
-    report["errors_and_unsupported"] = std::move(errors);
+    return errors;
+}
+
+}  // namespace
+
+Json buildExplorerReport(const ExplorationResult& r) {
+    Json report;
+    report["mode"] = "gemm-explore";
+    report["tool"] = {{"name", "tunescope"}, {"version", versionString()}, {"git_sha", gitSha()}};
+    report["environment"] = environmentToJson(r.environment);
+    report["workload"] = workloadToJson(r);
+    report["baseline_kernel_metadata"] = baselineToJson(r);
+    Json heuristics = Json::array();
+    for (const auto& set : r.heuristics) heuristics.push_back(heuristicSetToJson(set, r.environment.cublasLtVersion));
+    report["heuristics"] = std::move(heuristics);
+    Json splits = Json::array();
+    for (const auto& s : r.splitKChecks) splits.push_back(splitKCheckToJson(s));
+    report["explicit_split_k_checks"] = std::move(splits);
+    report["search"] = searchToJson(r);
+    Json candidates = Json::array();
+    for (const auto& c : r.candidates) candidates.push_back(candidateToJson(c, r.spec.flops()));
+    report["candidates"] = std::move(candidates);
+    report["selected"] = selectedToJson(r);
+    report["confirm"] = confirmToJson(r);
+    report["power_state"] = powerStateToJson(r);
+    report["errors_and_unsupported"] = errorsToJson(r.errorsAndUnsupported);
     report["wall_seconds"] = r.wallSeconds;
     report["failure"] = r.failure.empty() ? Json(nullptr) : Json(r.failure);
     return report;

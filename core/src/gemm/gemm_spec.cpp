@@ -17,7 +17,9 @@ std::string lowered(std::string_view text) {
     return out;
 }
 
-std::string trimmed(std::string_view text) {
+// Without std::isspace characters at either end. Not base's trimmed, which strips only " \t\r\n" (and whose name
+// this one would clash with in a unity build of the core).
+std::string stripSpace(std::string_view text) {
     while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
     while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
     return std::string(text);
@@ -28,7 +30,7 @@ constexpr std::int64_t kMaxDim = (std::int64_t{1} << 31) - 1;
 }  // namespace
 
 GemmDtype gemmDtypeFromString(std::string_view text) {
-    const std::string t = lowered(trimmed(text));
+    const std::string t = lowered(stripSpace(text));
     if (t == "bf16" || t == "bfloat16") return GemmDtype::Bf16;
     if (t == "fp8" || t == "fp8e4m3" || t == "e4m3" || t == "fp8_e4m3") return GemmDtype::Fp8E4M3;
     if (t == "nvfp4" || t == "fp4") return GemmDtype::Nvfp4;
@@ -45,7 +47,7 @@ std::string toString(GemmDtype dtype) {
 }
 
 GemmLayout gemmLayoutFromString(std::string_view text) {
-    const std::string t = lowered(trimmed(text));
+    const std::string t = lowered(stripSpace(text));
     if (t == "tn") return GemmLayout::TN;
     if (t == "nn") return GemmLayout::NN;
     if (t == "nt") return GemmLayout::NT;
@@ -236,7 +238,7 @@ std::vector<std::uint64_t> parseWorkspaceListMiB(std::string_view text) {
     while (start <= text.size()) {
         std::size_t comma = text.find(',', start);
         if (comma == std::string_view::npos) comma = text.size();
-        const std::string item = trimmed(text.substr(start, comma - start));
+        const std::string item = stripSpace(text.substr(start, comma - start));
         if (item.empty()) throw Error("", "", "empty entry in the workspace list '" + std::string(text) + "'");
         std::uint64_t mib = 0;
         const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), mib);

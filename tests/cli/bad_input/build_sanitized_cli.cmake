@@ -16,11 +16,12 @@ if(LAUNCHER)
   list(APPEND configure_args "-DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER}")
 endif()
 function(configure_and_build unity result_var log_var)
-  set(project_include "")
+  # Without the unity include the cached one is removed (an empty -DCMAKE_PROJECT_INCLUDE= is taken for a folder).
+  set(project_include -UCMAKE_PROJECT_INCLUDE)
   if(unity)
-    set(project_include "${CMAKE_CURRENT_LIST_DIR}/sanitized_unity.cmake")
+    set(project_include "-DCMAKE_PROJECT_INCLUDE=${CMAKE_CURRENT_LIST_DIR}/sanitized_unity.cmake")
   endif()
-  execute_process(COMMAND "${CMAKE_COMMAND}" ${configure_args} "-DCMAKE_PROJECT_INCLUDE=${project_include}"
+  execute_process(COMMAND "${CMAKE_COMMAND}" ${configure_args} ${project_include}
                   RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE out)
   if(NOT code EQUAL 0)
     message(FATAL_ERROR "configuring the sanitized build in ${BUILD_DIR} failed:\n${out}")

@@ -31,6 +31,8 @@ inline constexpr std::size_t kMaxJsonDepth = 512;
 // The byte offset of the bracket that opens level maxDepth + 1 (strings skipped), or nullopt when the text nests
 // no deeper than maxDepth. Linear and allocation-free, so it can run before any parser builds a value.
 std::optional<std::size_t> findExcessiveNesting(std::string_view text, std::size_t maxDepth = kMaxJsonDepth);
+// The 1-based line and column of byte `byteOffset` of `text` (columns count bytes), for error messages.
+void lineAndColumn(std::string_view text, std::size_t byteOffset, std::size_t& line, std::size_t& column);
 
 // Reads a whole regular file; throws Error naming the file when it is missing, a folder, unreadable or too big.
 std::string readTextFile(const std::filesystem::path& file, std::uintmax_t maxBytes = 64ull << 20);

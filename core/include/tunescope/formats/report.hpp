@@ -40,7 +40,10 @@ struct AlgoConfigObject {
     Json original = Json::object();
 };
 
-struct AlgoCapabilities {
+// One algorithm's capabilities as a report file holds them: every field optional, the JSON object kept. A type of
+// its own, not gemm::AlgoCapabilities (what the explorer reads from cuBLASLt), since formats and gemm never include
+// each other (docs/architecture.md).
+struct ReportedCapabilities {
     std::optional<std::int64_t> split_k_support;
     std::optional<std::int64_t> reduction_scheme_mask;
     std::optional<std::int64_t> cta_swizzle_support;
@@ -61,7 +64,7 @@ struct HeuristicAlgorithm {
     std::optional<std::int64_t> state;
     std::optional<std::int64_t> api_status;
     std::optional<bool> valid;
-    std::optional<AlgoCapabilities> capabilities;
+    std::optional<ReportedCapabilities> capabilities;
     Json original = Json::object();
 };
 

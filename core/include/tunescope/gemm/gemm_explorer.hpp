@@ -70,9 +70,6 @@ struct PairedGain {
 };
 // Throws Error unless both have the same size; fewer than 2 rounds give an invalid (rounds < 2) result.
 PairedGain pairedGain(const std::vector<double>& topMs, const std::vector<double>& candidateMs);
-// The 97.5% and 99.5% quantiles of Student's t with `degreesOfFreedom` (>= 1).
-double studentT975(int degreesOfFreedom);
-double studentT995(int degreesOfFreedom);
 
 // The two power regimes users see: sustained (back to back: a serving GPU at its power cap) and short bursts
 // after idle (boost clocks).
@@ -171,6 +168,9 @@ struct Candidate {
     std::optional<PowerWindow> power;  // finalists: their sustained confirm blocks' power, energy and clocks
     std::string error;  // the launch failed: recorded, not fatal
 };
+
+// A candidate for a configuration that passed AlgoCheck, not yet timed.
+Candidate checkedCandidate(int index, const AlgoConfig& config, const CheckResult& check, std::string source);
 
 // What the finalists' power windows say about the comparison (the report's "power_state").
 struct PowerSummary {
@@ -312,6 +312,12 @@ struct UnsupportedNote {
     bool supportedPublicControl = false;
     std::string reason;
 };
+
+// Why the explorer claims no Stream-K control: the reason of its "Stream-K" note and the report's stream_k_note.
+inline constexpr const char* kStreamKNote =
+    "CUDA 13 cuBLASLt exposes no documented MatmulAlgoConfig attribute that directly selects Stream-K. Negative "
+    "SPLITK_NUM values returned by heuristics are preserved as undocumented library sentinels, not claimed as "
+    "public Stream-K control.";
 
 struct ExplorationResult {
     GemmSpec spec;
