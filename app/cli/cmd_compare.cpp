@@ -22,7 +22,7 @@ struct CompareArgs {
     bool failOnSlower = false;
 };
 
-std::string formatPercent(double fraction) {
+std::string signedPercent(double fraction) {
     char text[32];
     std::snprintf(text, sizeof text, "%+.1f%%", fraction * 100.0);
     return text;
@@ -71,7 +71,7 @@ void runCompare(const CompareArgs& args, CliContext& ctx) {
     for (const RunComparisonNb& nb : result.perNb) {
         const std::string winnerA = nb.winnerA ? configText(*nb.winnerA, ConfigText::Short) : "(none converged)";
         const std::string winnerB = nb.winnerB ? configText(*nb.winnerB, ConfigText::Short) : "(none converged)";
-        const std::string regret = nb.regretOfAWinnerOnB ? formatPercent(*nb.regretOfAWinnerOnB) : "n/a";
+        const std::string regret = nb.regretOfAWinnerOnB ? signedPercent(*nb.regretOfAWinnerOnB) : "n/a";
         std::string change = "same winner";
         if (!nb.winnerA || !nb.winnerB) change = "n/a";
         else if (nb.winnerChanged)

@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "tunescope/base/errors.hpp"
 #include "tunescope/base/json_io.hpp"
+#include "tunescope/base/text_fields.hpp"
 #include "tunescope/device/device.hpp"
 #include "tunescope/sweep/results.hpp"
 #include "tunescope/device/l2norm_selftest.hpp"
@@ -37,8 +38,6 @@ Json deviceJson(const DeviceInfo& info) {
     device.erase("backend");
     return device;
 }
-
-std::string mebibytes(std::uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
 void printDevices(bool asJson) {
     std::vector<BackendProbe> probes = probeBackends();
@@ -70,8 +69,8 @@ void printDevices(bool asJson) {
         if (!usable) continue;
         for (const DeviceInfo& info : probe.backend->devices()) {
             std::cout << "  [" << info.index << "] " << info.name << ", " << info.architecture << ", "
-                      << mebibytes(info.memoryBytes) << ", " << info.multiprocessors
-                      << (info.backend == "cpu" ? " threads" : " multiprocessors") << ", L2 " << mebibytes(info.l2Bytes)
+                      << formatMiB(info.memoryBytes) << ", " << info.multiprocessors
+                      << (info.backend == "cpu" ? " threads" : " multiprocessors") << ", L2 " << formatMiB(info.l2Bytes)
                       << ", " << (info.clockMHz > 0 ? std::to_string(info.clockMHz) + " MHz" : "clock unknown")
                       << ", warp " << info.warpSize << "\n      driver: " << info.driverVersion
                       << "\n      runtime: " << info.runtimeVersion << '\n';

@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "tunescope/base/errors.hpp"
 #include "tunescope/base/json_io.hpp"
+#include "tunescope/base/text_fields.hpp"
 #include "tunescope/device/device.hpp"
 #include "tunescope/formats/profile.hpp"
 #include "tunescope/formats/validation.hpp"
@@ -35,12 +36,6 @@ struct MergeArgs {
     int expectShards = 0;
 };
 
-std::string fixedSeconds(double seconds) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f s", seconds);
-    return text;
-}
-
 // merge --expect-shards N: a table of every shard (docs/cluster.md), then every problem; true when there is none.
 bool checkShards(const std::vector<std::filesystem::path>& paths, int expectShards) {
     const ShardAudit audit = auditShards(paths, expectShards);
@@ -51,8 +46,9 @@ bool checkShards(const std::vector<std::filesystem::path>& paths, int expectShar
         char line[400];
         std::snprintf(line, sizeof line, "%-6s %-13s %4zu/%-4zu %6zu  %7zu  %9s  %-26s %s\n",
                       (std::to_string(s.shard.index) + "/" + std::to_string(s.shard.count)).c_str(), s.host.c_str(),
-                      s.measured, s.planned, s.failed, s.missing - s.failed, fixedSeconds(s.measuringSeconds).c_str(),
-                      devices.empty() ? "-" : devices.c_str(), s.file.string().c_str());
+                      s.measured, s.planned, s.failed, s.missing - s.failed,
+                      (formatFixed(s.measuringSeconds, 1) + " s").c_str(), devices.empty() ? "-" : devices.c_str(),
+                      s.file.string().c_str());
         std::cout << line;
     }
     for (const std::string& p : audit.problems) std::cerr << "tunescope-cli: " << p << '\n';

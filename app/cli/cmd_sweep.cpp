@@ -575,12 +575,6 @@ SweepPlan buildHeadToHeadPlan(const SweepArgs& a, const ConfirmArgs& c, CLI::App
     return plan;
 }
 
-std::string ratioText(double ratio) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.4f", ratio);
-    return text;
-}
-
 // The table and the one-line conclusion; the exit code follows the conclusion.
 int printHeadToHead(const HeadToHeadReport& report) {
     std::cout << "head to head: candidate " << report.candidateFile << " vs baseline " << report.baselineFile
@@ -592,10 +586,10 @@ int printHeadToHead(const HeadToHeadReport& report) {
         const auto median = [](const ResultRecord* r) { return r ? formatUs(r->m.medianMs) : std::string("-"); };
         std::string ratio = "-", interval = "-", control = "-";
         if (row.candidateRecord && row.baselineRecord) {
-            ratio = ratioText(row.paired.ratio);
+            ratio = formatFixed(row.paired.ratio, 4);
             if (row.verdict != HeadToHeadVerdict::SameConfig)
-                interval = "[" + ratioText(row.paired.low) + ", " + ratioText(row.paired.high) + "]";
-            if (!row.controls.empty()) control = ratioText(row.worstControl);
+                interval = "[" + formatFixed(row.paired.low, 4) + ", " + formatFixed(row.paired.high, 4) + "]";
+            if (!row.controls.empty()) control = formatFixed(row.worstControl, 4);
         }
         char line[320];
         std::snprintf(line, sizeof line, "%-3d %-9lld %-10s %-10s %-17s %-16s %-7s %-19s %-10s %-7d %s\n", row.nb,

@@ -9,6 +9,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 
+#include "reading_internal.hpp"
 #include "tunescope/base/errors.hpp"
 
 namespace tunescope {
@@ -81,11 +82,7 @@ std::string md5Hex(std::string_view bytes) {
 
 std::string sha256FileHex(const fs::path& file) {
     const std::string name = file.string();
-    std::error_code ec;
-    const auto status = fs::status(file, ec);
-    if (ec || !fs::exists(status)) throw Error(name, "", "file not found");
-    if (fs::is_directory(status)) throw Error(name, "", "is a folder, not a file");
-    if (!fs::is_regular_file(status)) throw Error(name, "", "is not a regular file");
+    detail::requireRegularFile(file);
     std::ifstream in(file, std::ios::binary);
     if (!in) throw Error(name, "", std::string("cannot open for reading: ") + std::strerror(errno));
     Digest digest(EVP_sha256());

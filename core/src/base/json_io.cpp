@@ -1,9 +1,11 @@
 #include "tunescope/base/json_io.hpp"
 
+#include "reading_internal.hpp"
 #include "tunescope/base/gz_io.hpp"
 #include "tunescope/base/json_layout.hpp"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
@@ -20,13 +22,22 @@
 namespace tunescope {
 namespace fs = std::filesystem;
 
-std::string readTextFile(const fs::path& file, std::uintmax_t maxBytes) {
-    const std::string name = file.string();
+namespace detail {
+
+void requireRegularFile(const fs::path& file) {
     std::error_code ec;
     const auto status = fs::status(file, ec);
-    if (ec || !fs::exists(status)) throw Error(name, "", "file not found");
-    if (fs::is_directory(status)) throw Error(name, "", "is a folder, not a file");
-    if (!fs::is_regular_file(status)) throw Error(name, "", "is not a regular file");
+    if (ec || !fs::exists(status)) throw Error(file.string(), "", "file not found");
+    if (fs::is_directory(status)) throw Error(file.string(), "", "is a folder, not a file");
+    if (!fs::is_regular_file(status)) throw Error(file.string(), "", "is not a regular file");
+}
+
+}  // namespace detail
+
+std::string readTextFile(const fs::path& file, std::uintmax_t maxBytes) {
+    const std::string name = file.string();
+    detail::requireRegularFile(file);
+    std::error_code ec;
     const auto size = fs::file_size(file, ec);
     if (ec) throw Error(name, "", "cannot read its size: " + ec.message());
     if (size > maxBytes)
@@ -443,5 +454,9 @@ void lineAndColumn(std::string_view text, std::size_t byteOffset, std::size_t& l
         else ++column;
     }
 }
+
+Json finiteOrNull(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
+
+Json positiveOrNull(int value) { return value > 0 ? Json(value) : Json(nullptr); }
 
 }  // namespace tunescope

@@ -38,4 +38,8 @@ std::string formatFixed(double value, int decimals) {
 
 std::string formatUs(double ms) { return formatFixed(ms * 1000.0, 2) + " us"; }
 
+std::string formatPercent(double fraction, int decimals) { return formatFixed(fraction * 100.0, decimals) + "%"; }
+
+std::string formatMiB(std::uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
 }  // namespace tunescope

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tunescope/base/errors.hpp"
+#include "tunescope/base/text_fields.hpp"
 #include "tunescope/device/l2norm_contract.hpp"
 #include "tunescope/device/l2norm_cpu.hpp"
 
@@ -78,7 +79,7 @@ void resizeOrThrow(std::vector<T>& buffer, std::size_t count, const char* what) 
         buffer.resize(count);
     } catch (const std::bad_alloc&) {
         throw Error("", "", std::string("too little host memory for the ") + what + ": it needs " +
-                                std::to_string((count * sizeof(T)) >> 20) + " MiB");
+                                formatMiB(count * sizeof(T)));
     }
 }
 

@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <numeric>
+
+#include "tunescope/base/text_fields.hpp"
 
 namespace tunescope {
 
@@ -315,12 +316,6 @@ double overlapFraction(Interval a, Interval b) {
     return std::min(1.0, overlap / narrower);
 }
 
-std::string percent(double fraction) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2f%%", fraction * 100.0);
-    return text;
-}
-
 }  // namespace
 
 ComparisonResult compareMeasurements(const Measurement& a, const Measurement& b, const CompareOptions& options) {
@@ -339,8 +334,8 @@ ComparisonResult compareMeasurements(const Measurement& a, const Measurement& b,
         if (!(fast.hi < slow.lo)) return false;
         const double gap = (slow.lo - fast.hi) / fast.hi;
         if (gap < options.clearGapRelative) {
-            result.reason = "intervals are apart by " + percent(gap) + ", less than the " +
-                            percent(options.clearGapRelative) + " needed";
+            result.reason = "intervals are apart by " + formatPercent(gap, 2) + ", less than the " +
+                            formatPercent(options.clearGapRelative, 2) + " needed";
             return false;
         }
         // 2. Confirm in cycle space: a clock difference alone must not explain the gap.
@@ -350,7 +345,7 @@ ComparisonResult compareMeasurements(const Measurement& a, const Measurement& b,
             return true;
         }
         result.verdict = verdict;
-        result.reason = "intervals apart by " + percent(gap);
+        result.reason = "intervals apart by " + formatPercent(gap, 2);
         return true;
     };
     if (gapVerdict(ia, ib, a.meanClockMHz, b.meanClockMHz, Comparison::Faster)) return result;
@@ -372,16 +367,17 @@ ComparisonResult compareMeasurements(const Measurement& a, const Measurement& b,
     }
     if (same) {
         result.verdict = Comparison::Same;
-        result.reason = "medians within " + percent(centre) + ", intervals overlap " + percent(overlap);
+        result.reason =
+            "medians within " + formatPercent(centre, 2) + ", intervals overlap " + formatPercent(overlap, 2);
         return result;
     }
     if (result.reason.empty()) {
         if (centre > options.sameCenterRelative)
-            result.reason = "medians differ by " + percent(centre) + " but the intervals overlap";
+            result.reason = "medians differ by " + formatPercent(centre, 2) + " but the intervals overlap";
         else if (noise > options.sameNoiseCeiling)
-            result.reason = "too noisy to call equal (relative noise " + percent(noise) + ")";
+            result.reason = "too noisy to call equal (relative noise " + formatPercent(noise, 2) + ")";
         else
-            result.reason = "intervals overlap only " + percent(overlap);
+            result.reason = "intervals overlap only " + formatPercent(overlap, 2);
     }
     return result;
 }
@@ -435,12 +431,6 @@ double studentCdf(double t, int df) {
     const double v = df;
     const double tail = 0.5 * incompleteBeta(v / 2, 0.5, v / (v + t * t));
     return t >= 0 ? 1 - tail : tail;
-}
-
-std::string ratioText(double ratio) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.4f", ratio);
-    return text;
 }
 
 }  // namespace
@@ -503,24 +493,24 @@ PairedComparison comparePaired(const std::vector<double>& aRoundMedians, const s
         const double half = q * options.pooledLogSd * std::sqrt(2.0 / n);
         result.low = std::min(result.low, std::exp(meanLog - half));
         result.high = std::max(result.high, std::exp(meanLog + half));
-        how += " and a t interval over the round noise (sd " + percent(options.pooledLogSd) + ", " +
+        how += " and a t interval over the round noise (sd " + formatPercent(options.pooledLogSd, 2) + ", " +
                std::to_string(family) + " comparisons)";
     }
     const double fasterBelow = 1 - options.threshold, slowerAbove = 1 + options.threshold;
-    const std::string interval = "ratio " + ratioText(result.ratio) + " in [" + ratioText(result.low) + ", " +
-                                 ratioText(result.high) + "] (" + how + ")";
+    const std::string interval = "ratio " + formatFixed(result.ratio, 4) + " in [" + formatFixed(result.low, 4) +
+                                 ", " + formatFixed(result.high, 4) + "] (" + how + ")";
     if (result.high <= fasterBelow) {
         result.verdict = Comparison::Faster;
-        result.reason = interval + " lies below " + ratioText(fasterBelow);
+        result.reason = interval + " lies below " + formatFixed(fasterBelow, 4);
     } else if (result.low >= slowerAbove) {
         result.verdict = Comparison::Slower;
-        result.reason = interval + " lies above " + ratioText(slowerAbove);
+        result.reason = interval + " lies above " + formatFixed(slowerAbove, 4);
     } else if (result.low >= fasterBelow && result.high <= slowerAbove) {
         result.verdict = Comparison::Same;
-        result.reason = interval + " lies within 1 +- " + percent(options.threshold);
+        result.reason = interval + " lies within 1 +- " + formatPercent(options.threshold, 2);
     } else {
         result.verdict = Comparison::Ambiguous;
-        result.reason = interval + " crosses 1 +- " + percent(options.threshold);
+        result.reason = interval + " crosses 1 +- " + formatPercent(options.threshold, 2);
     }
     return result;
 }

@@ -65,7 +65,7 @@ MeasuredEvidence evidenceFor(const ResultRecord& chosen, const ShapeDecision& sh
     j["p80_ms"] = e.p80_ms;
     j["samples"] = e.samples;
     j["throttled_samples"] = chosen.m.throttledCount;
-    j["rel_noise"] = std::isfinite(chosen.m.relNoise) ? Json(chosen.m.relNoise) : Json(nullptr);
+    j["rel_noise"] = finiteOrNull(chosen.m.relNoise);
     j["converged"] = chosen.m.converged;
     j["device"] = e.device;
     j["device_identity"] = deviceIdentityOf(chosen, results.header);
@@ -77,9 +77,9 @@ MeasuredEvidence evidenceFor(const ResultRecord& chosen, const ShapeDecision& sh
     j["results_sha256"] = e.results_sha256;
     j["results_line"] = chosen.line;
     j["rounds"] = shape.rounds;
-    j["round_medians_ms"] = roundMedians(chosen, shape.rounds);
-    for (Json& v : j["round_medians_ms"])
-        if (v.is_number() && !std::isfinite(v.get<double>())) v = nullptr;
+    Json roundMedianList = Json::array();
+    for (double median : roundMedians(chosen, shape.rounds)) roundMedianList.push_back(finiteOrNull(median));
+    j["round_medians_ms"] = std::move(roundMedianList);
     Json ties = Json::array();
     for (const L2NormConfig& c : decision.ties) ties.push_back(toJson(fromL2NormConfig(c)));
     j["tie_set"] = std::move(ties);

@@ -39,9 +39,6 @@ double round7(double value) {
     return std::strtod(text, nullptr);
 }
 
-// Non-finite numbers are not JSON: write null, read null back as +inf (only relNoise can be infinite).
-Json finiteOrNull(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
-
 class LineReader {
 public:
     LineReader(const ReadJson& object, std::string file, std::size_t line)
@@ -797,7 +794,6 @@ Json deviceTag(const std::string& backend, int index, const std::string& name) {
     j["name"] = name;
     return j;
 }
-Json intOrNull(int value) { return value > 0 ? Json(value) : Json(nullptr); }
 }  // namespace
 
 Json recordToJson(const ResultRecord& rec) {
@@ -807,14 +803,15 @@ Json recordToJson(const ResultRecord& rec) {
     j["kind"] = toString(rec.kind);
     j["nb"] = rec.nb;
     j["rows"] = rec.rows;
-    j["batch"] = intOrNull(rec.batch);
-    j["padded_tokens"] = intOrNull(rec.paddedTokens);
+    j["batch"] = positiveOrNull(rec.batch);
+    j["padded_tokens"] = positiveOrNull(rec.paddedTokens);
     j["config"] = rec.kind == ResultRecord::Kind::L2Norm ? configToJson(rec.config) : Json(nullptr);
     j["in_grid"] = rec.inGrid;
     j["profile_config"] = rec.profileConfig;
     if (rec.baselineConfig) j["baseline_config"] = true;  // head-to-head plans only: other files keep their bytes
     j["device"] = deviceTag(rec.deviceBackend, rec.deviceIndex, rec.deviceName);
     j["cold_l2"] = rec.coldL2;
+    // Non-finite numbers are not JSON: null, read back as +inf (only relNoise can be infinite).
     j["median_ms"] = finiteOrNull(m.medianMs);
     j["p20_ms"] = finiteOrNull(m.p20Ms);
     j["p80_ms"] = finiteOrNull(m.p80Ms);

@@ -236,8 +236,8 @@ Json planJson(const SweepPlan& plan, bool forHash) {
         Json shape = Json::object();
         shape["nb"] = s.nb;
         shape["rows"] = s.rows;
-        shape["batch"] = s.batch > 0 ? Json(s.batch) : Json(nullptr);
-        shape["padded_tokens"] = s.paddedTokens > 0 ? Json(s.paddedTokens) : Json(nullptr);
+        shape["batch"] = positiveOrNull(s.batch);
+        shape["padded_tokens"] = positiveOrNull(s.paddedTokens);
         shapes.push_back(std::move(shape));
     }
     j["shapes"] = std::move(shapes);

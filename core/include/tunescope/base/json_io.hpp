@@ -76,4 +76,9 @@ std::string jsonPointerAppend(const std::string& base, std::size_t index);
 // Human-readable JSON type name for messages ("string", "integer", "number", "object", ...).
 std::string jsonTypeName(const Json& value);
 
+// Numbers that may be missing, written as null: a non-finite double (not JSON; readers of results files take null
+// back as +inf), an int of 0 or less (not known, e.g. a shape's B and L when it came from --nb).
+Json finiteOrNull(double value);
+Json positiveOrNull(int value);
+
 }  // namespace tunescope

@@ -1,5 +1,6 @@
 #pragma once
 // Small text helpers: parsing list fields (the sweep's options, the CSV grid reader) and formatting numbers.
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
@@ -19,5 +20,9 @@ std::optional<long long> parseNonNegative(const std::string& text, long long max
 std::string formatFixed(double value, int decimals);
 // A time given in milliseconds, in microseconds with two decimals: "12.34 us".
 std::string formatUs(double ms);
+// A fraction as a percentage with `decimals` digits after the point: 0.0123 -> "1.23%" (two decimals).
+std::string formatPercent(double fraction, int decimals);
+// Bytes in whole mebibytes, rounded down: "512 MiB".
+std::string formatMiB(std::uint64_t bytes);
 
 }  // namespace tunescope
