@@ -91,7 +91,8 @@ private:
     QDoubleSpinBox* maxNoise_;
     QDoubleSpinBox* minTime_;
     QDoubleSpinBox* timeout_;
-    QCheckBox* coldL2_;
+    QComboBox* l2Regime_;  // cold, warm, both, hot (docs/sweep.md, "L2 regimes")
+    QComboBox* timer_;     // auto, cupti, events, steady_clock
     QCheckBox* profileConfigs_;
     QLineEdit* output_;
     QPushButton* start_;
