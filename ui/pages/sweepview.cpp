@@ -50,6 +50,7 @@ SweepView::SweepView(ProfileDocument* profile, ResultsDocument* results, QWidget
       gridFile_(new QLineEdit(this)), minSamples_(new QSpinBox(this)), maxNoise_(new QDoubleSpinBox(this)),
       minTime_(new QDoubleSpinBox(this)), timeout_(new QDoubleSpinBox(this)), l2Regime_(new QComboBox(this)), timer_(new QComboBox(this)),
       profileConfigs_(new QCheckBox(tr("also time the profile's own configs (regret)"), this)),
+      allowMixedArchitectures_(new QCheckBox(tr("promote even if the profile then mixes GPU architectures"), this)),
       output_(new QLineEdit(this)), start_(new QPushButton(tr("Start sweep"), this)),
       cancel_(new QPushButton(tr("Cancel"), this)), promote_(new QPushButton(tr("Promote measured winners"), this)),
       progressBar_(new QProgressBar(this)), progressLabel_(new QLabel(this)), log_(new QPlainTextEdit(this)),
@@ -144,6 +145,11 @@ SweepView::SweepView(ProfileDocument* profile, ResultsDocument* results, QWidget
     buttons->addStretch();
     buttons->addWidget(promote_);
     formLayout->addLayout(buttons);
+    allowMixedArchitectures_->setObjectName(QStringLiteral("sweepAllowMixedArchitectures"));
+    allowMixedArchitectures_->setToolTip(tr("Without it, promote refuses a profile whose entries would come from more "
+                                            "than one GPU architecture (e.g. CPU or H200 timings beside production's "
+                                            "gfx942 choices): FLA would load all of them on one GPU"));
+    formLayout->addWidget(allowMixedArchitectures_);
     progressBar_->setRange(0, 1);
     progressBar_->setValue(0);
     formLayout->addWidget(progressBar_);
@@ -415,6 +421,8 @@ int SweepView::promoteWinners() {
         return -1;
     }
     PromoteOptions options;
+    options.l2 = results_->regime();  // the regime the plots show: one decision never mixes regimes
+    options.allowMixedArchitectures = allowMixedArchitectures_->isChecked();
     const QString resultsPath = results_->filePath();
     options.resultsFileName = QFileInfo(resultsPath).fileName().toStdString();
     PromoteReport report;

@@ -94,6 +94,7 @@ private:
     QComboBox* l2Regime_;  // cold, warm, both, hot (docs/sweep.md, "L2 regimes")
     QComboBox* timer_;     // auto, cupti, events, steady_clock
     QCheckBox* profileConfigs_;
+    QCheckBox* allowMixedArchitectures_;  // promote: entries of several GPU architectures in one profile
     QLineEdit* output_;
     QPushButton* start_;
     QPushButton* cancel_;

@@ -352,9 +352,11 @@ RuntimeVersions measuredRuntime(const MeasuredNbs& measured, const ResultsFile& 
 }
 
 // The profile now says where its entries were measured; what it said before goes to runtime_history (oldest first),
-// with the target it had. The target keeps its text, with where the entries were measured after " | ".
-void recordProvenance(Profile& profile, const MeasuredNbs& measured, const ResultsFile& results,
+// with the target it had. The target keeps its text, with where the entries were measured after " | ". False (nothing
+// changed) when the header does not describe the measuring device.
+bool recordProvenance(Profile& profile, const MeasuredNbs& measured, const ResultsFile& results,
                       const PromoteOptions& options) {
+    if (!deviceOf(*measured.byNb.begin()->second.front(), results.header)) return false;
     const RuntimeVersions runtime = measuredRuntime(measured, results, options);
     Json before = Json::object();
     before["runtime"] = toJson(profile)["runtime"];
@@ -370,6 +372,7 @@ void recordProvenance(Profile& profile, const MeasuredNbs& measured, const Resul
                               runtime.original["l2"].get<std::string>() + " L2";
     const std::size_t cut = profile.target.find(" | measured on ");
     profile.target = profile.target.substr(0, cut) + where;
+    return true;
 }
 
 }  // namespace
@@ -407,7 +410,10 @@ PromoteReport promote(const Profile& profile, const ResultsFile& results, const 
         }
         report.entries.push_back(std::move(decision));
     }
-    if (report.promotedCount > 0) recordProvenance(report.profile, measured, results, options);
+    if (report.promotedCount > 0 && !recordProvenance(report.profile, measured, results, options))
+        report.warnings.push_back("the measuring device is not described in the results header, so the profile's "
+                                  "runtime block was left as it was (it does not say where these entries were "
+                                  "measured)");
     const auto architectures = policyArchitectures(report.profile);
     if (architectures.size() > 1) {
         const std::string text = "the promoted profile's entries come from more than one GPU architecture: " +
