@@ -21,7 +21,8 @@ case "${1:-}" in
     step "full default sweep: 32 NB x 75 configs, default stopping rule, with the seed profile's configs"
     timed timeout 150 "$cli" sweep --backend cuda --profile profiles/fla-l2norm-gfx942-profile.json --out "$OUT/sweep.jsonl"
     step "promote + validate"
-    timed "$cli" promote profiles/fla-l2norm-gfx942-profile.json --results "$OUT/sweep.jsonl" --out "$OUT/promoted-profile.json"
+    timed "$cli" promote profiles/fla-l2norm-gfx942-profile.json --results "$OUT/sweep.jsonl" --all-bases \
+        --out "$OUT/promoted-profile.json"
     timed "$cli" validate "$OUT/promoted-profile.json"
     ;;
   all)

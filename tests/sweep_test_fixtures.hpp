@@ -31,7 +31,7 @@ class ScriptedWork final : public TimedWork {
 public:
     ScriptedWork(double medianMs, double jitter, int clock, std::uint64_t bytes)
         : medianMs_(medianMs), jitter_(jitter), clock_(clock), bytes_(bytes) {}
-    void beforeSample(bool) override {}
+    void beforeSample(L2Regime) override {}
     double timeSampleMs() override {
         const int step = static_cast<int>((calls_++ * 37) % 21) - 10;
         return medianMs_ * (1.0 + jitter_ * step / 10.0);

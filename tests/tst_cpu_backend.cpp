@@ -227,13 +227,13 @@ private slots:
         device->prepareL2Norm(rows, 3);
         std::unique_ptr<TimedWork> work = device->l2normWork(makeConfig(32, 4, 3), 1e-6f);
         QCOMPARE(work->bytesMoved(), std::uint64_t(rows) * 516);
-        work->beforeSample(true);
+        work->beforeSample(L2Regime::Cold);
         const double ms = work->timeSampleMs();
         QVERIFY(ms > 0 && ms < 10'000);
         QCOMPARE(work->lastSmClockMHz(), -1);
         std::unique_ptr<TimedWork> copy = device->copyWork();
         QCOMPARE(copy->bytesMoved(), std::uint64_t(rows) * 516);  // 258 B per row read + 258 written
-        copy->beforeSample(false);
+        copy->beforeSample(L2Regime::Hot);
         QVERIFY(copy->timeSampleMs() > 0);
     }
 

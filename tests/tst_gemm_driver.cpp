@@ -103,7 +103,7 @@ class ScriptedWork final : public g::GemmWork {
 public:
     ScriptedWork(ScriptedGemmBackend& backend, g::AlgoConfig config) : backend_(backend), config_(config) {}
     void launch() override {}
-    void beforeSample(bool) override {}
+    void beforeSample(tunescope::L2Regime) override {}
     double timeSampleMs() override;
     int lastSmClockMHz() const override;
     std::uint64_t bytesMoved() const override { return 1; }

@@ -19,9 +19,9 @@ class ScriptedWork final : public TimedWork {
 public:
     ScriptedWork(std::vector<double> samples, std::vector<int> clocks = {-1})
         : samples_(std::move(samples)), clocks_(std::move(clocks)) {}
-    void beforeSample(bool coldL2) override {
+    void beforeSample(L2Regime regime) override {
         ++prepareCalls;
-        if (coldL2) ++coldPrepareCalls;
+        if (regime == L2Regime::Cold) ++coldPrepareCalls;
     }
     double timeSampleMs() override {
         if (failAtCall >= 0 && timedCalls == failAtCall) throw Error("", "", "scripted device fault");
@@ -32,10 +32,10 @@ public:
     std::uint64_t bytesMoved() const override { return 1000; }
 
     // Records the batch sizes the engine asks for, then runs the default (one sample at a time) implementation.
-    void timeSamplesMs(int count, bool coldL2, std::vector<double>& samplesMs,
+    void timeSamplesMs(int count, L2Regime regime, std::vector<double>& samplesMs,
                        std::vector<SampleConditions>& conditions) override {
         batches.push_back(count);
-        TimedWork::timeSamplesMs(count, coldL2, samplesMs, conditions);
+        TimedWork::timeSamplesMs(count, regime, samplesMs, conditions);
     }
 
     int prepareCalls = 0, coldPrepareCalls = 0, timedCalls = 0, failAtCall = -1;
@@ -138,7 +138,7 @@ private slots:
         StoppingRule rule = deterministicRule();
         rule.minSamples = 10;
         rule.minTimeMs = 2.0;
-        const Measurement m = measure(work, rule, true);
+        const Measurement m = measure(work, rule, L2Regime::Cold);
         QCOMPARE(m.sampleCount, 10);
         QVERIFY(m.converged);
         QVERIFY(!m.timedOut);
@@ -158,7 +158,7 @@ private slots:
         rule.minTimeMs = 0;
         rule.maxRelNoise = 1.0;
         rule.pipelineDepth = 8;
-        const Measurement m = measure(work, rule, true);
+        const Measurement m = measure(work, rule, L2Regime::Cold);
         QCOMPARE(m.warmupCount, 8);
         QCOMPARE(m.sampleCount, 16);
         QCOMPARE(work.batches, (std::vector<int>{8, 8, 8}));
@@ -169,7 +169,7 @@ private slots:
         // Depth 1 never asks for batches: the engine's original one-at-a-time protocol.
         ScriptedWork single({1.0});
         rule.pipelineDepth = 1;
-        (void)measure(single, rule, true);
+        (void)measure(single, rule, L2Regime::Cold);
         QVERIFY(single.batches.empty());
     }
 
@@ -181,7 +181,7 @@ private slots:
         rule.maxRelNoise = 0.0;
         rule.stopWhenStalled = false;
         rule.pipelineDepth = 8;
-        const Measurement m = measure(work, rule, true);
+        const Measurement m = measure(work, rule, L2Regime::Cold);
         QCOMPARE(m.sampleCount, 20);  // 8 + 8 + 4: the last batch is cut to the cap
         QCOMPARE(name(m.stopReason), name(StopReason::SampleCap));
         QCOMPARE(work.batches.back(), 4);
@@ -192,7 +192,7 @@ private slots:
         StoppingRule rule = deterministicRule();
         rule.minSamples = 10;
         rule.minTimeMs = 2.0;
-        const Measurement m = measure(work, rule, false);
+        const Measurement m = measure(work, rule, L2Regime::Hot);
         // 0.1 ms per sample: the sum first reaches 2 ms at sample 20 (floating point may need one more).
         QVERIFY(m.sampleCount == 20 || m.sampleCount == 21);
         QVERIFY(m.converged);
@@ -206,7 +206,7 @@ private slots:
         rule.warmupSamples = 2;
         rule.minSamples = 10;
         rule.minTimeMs = 0;
-        const Measurement m = measure(work, rule, true);
+        const Measurement m = measure(work, rule, L2Regime::Cold);
         QCOMPARE(m.maxMs, 1.0);
         QCOMPARE(m.sampleCount, 10);
     }
@@ -215,7 +215,7 @@ private slots:
         // +-2% spread: the median's interval shrinks with n, so the rule needs many more than minSamples.
         ScriptedWork work(spreadAround(1.0, 0.02, 1000));
         StoppingRule rule = deterministicRule();
-        const Measurement m = measure(work, rule, true);
+        const Measurement m = measure(work, rule, L2Regime::Cold);
         QVERIFY(m.converged);
         QVERIFY(m.relNoise <= 0.005);
         QVERIFY2(m.sampleCount > 10, qPrintable(QString::number(m.sampleCount)));
@@ -228,7 +228,7 @@ private slots:
         // Two values, alternating: the median's interval never shrinks below the gap between them.
         ScriptedWork work({1.0, 1.1});
         StoppingRule rule = deterministicRule();
-        const Measurement m = measure(work, rule, true);
+        const Measurement m = measure(work, rule, L2Regime::Cold);
         QCOMPARE(name(m.stopReason), name(StopReason::Stalled));
         QVERIFY(!m.converged);
         QCOMPARE(m.sampleCount, 128);  // checkpoints 32, 64, 128: two doublings without progress
@@ -239,7 +239,7 @@ private slots:
         StoppingRule rule = deterministicRule();
         rule.stopWhenStalled = false;
         rule.maxSamples = 300;
-        const Measurement m = measure(work, rule, true);
+        const Measurement m = measure(work, rule, L2Regime::Cold);
         QCOMPARE(name(m.stopReason), name(StopReason::SampleCap));
         QCOMPARE(m.sampleCount, 300);
     }
@@ -248,7 +248,7 @@ private slots:
         ScriptedWork work({1.0, 2.0, 3.0});
         StoppingRule rule;
         rule.timeoutMs = 0;
-        const Measurement m = measure(work, rule, true);
+        const Measurement m = measure(work, rule, L2Regime::Cold);
         QCOMPARE(m.sampleCount, 1);
         QVERIFY(m.timedOut);
         QVERIFY(!m.converged);
@@ -262,7 +262,7 @@ private slots:
         rule.warmupSamples = 0;  // still runs one warm-up sample (clock 1980)
         rule.minSamples = 10;
         rule.minTimeMs = 0;
-        const Measurement m = measure(work, rule, true);
+        const Measurement m = measure(work, rule, L2Regime::Cold);
         QCOMPARE(m.sampleCount, 10);
         // Kept samples see clocks starting at call 1: 1980 1900 1930 1980 1980 1980 1900 1930 1980 1980.
         QCOMPARE(m.smClockMHz[1], 1900);
@@ -275,7 +275,7 @@ private slots:
         ScriptedWork again({1.0}, {1980, 1980, 1900, 1930, 1980});
         MeasureContext context;
         context.referenceClockMHz = 2000;
-        const Measurement n = measure(again, rule, true, context);
+        const Measurement n = measure(again, rule, L2Regime::Cold, context);
         QCOMPARE(n.throttledCount, 4);
         QCOMPARE(n.referenceClockMHz, 2000);
     }
@@ -285,7 +285,7 @@ private slots:
         work.failAtCall = 5;
         bool threw = false;
         try {
-            (void)measure(work, deterministicRule(), true);
+            (void)measure(work, deterministicRule(), L2Regime::Cold);
         } catch (const Error& e) {
             threw = true;
             QVERIFY(std::string(e.what()).find("scripted device fault") != std::string::npos);

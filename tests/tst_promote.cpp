@@ -82,7 +82,12 @@ private slots:
     void foreignArchitectureTakesTheFastestOnATie() {
         QTemporaryDir dir;
         const std::filesystem::path base = dir.path().toStdString();
-        const PromoteReport report = promoteFiles(seedProfile(), runPromoteSweep(base, "sm_90"));
+        const std::filesystem::path results = runPromoteSweep(base, "sm_90");
+        // Three sm_90 entries beside the seed's gfx942 choices: refused, unless allowed (as here, to see the tie rule).
+        QVERIFY_THROWS_EXCEPTION(PromoteRefused, promoteFiles(seedProfile(), results));
+        PromoteOptions allowMixed;
+        allowMixed.allowMixedArchitectures = true;
+        const PromoteReport report = promoteFiles(seedProfile(), results, allowMixed);
         QCOMPARE(report.promotedCount, std::size_t(3));
         QVERIFY(std::any_of(report.warnings.begin(), report.warnings.end(), [](const std::string& w) {
             return w == "measured on sm_90 but the profile targets gfx942";
@@ -264,7 +269,9 @@ private slots:
     void measuredOnAnotherArchitectureWarns() {
         QTemporaryDir dir;
         const auto results = runPromoteSweep(std::filesystem::path(dir.path().toStdString()), "sm_90");
-        const PromoteReport report = promoteFiles(seedProfile(), results);
+        PromoteOptions allowMixed;  // sm_90 entries beside the seed's gfx942 ones
+        allowMixed.allowMixedArchitectures = true;
+        const PromoteReport report = promoteFiles(seedProfile(), results, allowMixed);
         bool warned = false;
         for (const std::string& w : report.warnings) warned = warned || w.find("targets gfx942") != std::string::npos;
         QVERIFY(warned);  // the scripted device says sm_90, the seed targets gfx942

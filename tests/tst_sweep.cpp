@@ -243,7 +243,7 @@ private slots:
         other.grid.pop_back();
         QVERIFY(planHash(other) != hash);
         other = plan;
-        other.coldL2 = false;
+        other.l2Regimes = {L2Regime::Hot};
         QVERIFY(planHash(other) != hash);
     }
 
@@ -657,7 +657,8 @@ private slots:
             QCOMPARE(b.gbps, a.gbps);
             QCOMPARE(b.copyGbps, a.copyGbps);
             QCOMPARE(b.inGrid, a.inGrid);
-            QCOMPARE(b.coldL2, a.coldL2);
+            QVERIFY(b.l2 == a.l2);
+            QCOMPARE(b.timer, a.timer);
             QCOMPARE(b.line, a.line);
         }
     }
@@ -708,7 +709,7 @@ private slots:
         plan.backend = "cpu";
         plan.shapes = shapesFromNbList({1, 2}, 512);
         plan.grid = gridFromLists({8, 32}, {1, 2}, {3});
-        plan.coldL2 = false;
+        plan.l2Regimes = {L2Regime::Hot};
         plan.rule.minSamples = 5;
         plan.rule.minTimeMs = 0.5;
         plan.rule.timeoutMs = 300;

@@ -12,6 +12,7 @@
 #define QT_NO_FOREACH
 
 #include <QAbstractItemModelTester>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QAction>
 #include <QItemSelectionModel>
@@ -441,6 +442,10 @@ private slots:
         window.showPage(MainWindow::Page::Policy);
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         // Promote replaces evidence and regret texts by longer ones: an edit, not a reset, so the columns must follow.
+        // (H200 timings beside the seed's gfx942 choices: two architectures, allowed here on purpose.)
+        auto* allowMixed = window.sweepView()->findChild<QCheckBox*>(QStringLiteral("sweepAllowMixedArchitectures"));
+        QVERIFY(allowMixed);
+        allowMixed->setChecked(true);
         QVERIFY(window.sweepView()->promoteWinners() > 0);
         QTableView* table = window.policyEditor()->view();
         auto fits = [table](int column) {
@@ -481,7 +486,8 @@ private slots:
         check({});
 
         // A status message longer than the bar: full text kept, tooltip when cut, in the log; the window stays narrow.
-        QVERIFY(window.exportFla(dir.filePath(QStringLiteral("cutoff-export"))));
+        QVERIFY(!window.exportFla(dir.filePath(QStringLiteral("cutoff-export"))));  // two architectures: refused
+        QVERIFY(window.exportFla(dir.filePath(QStringLiteral("cutoff-export")), true));
         ElidingLabel* status = window.statusMessage();
         const QString message = status->fullText();
         QVERIFY2(message.startsWith(QStringLiteral("Wrote ")) && message.contains(QStringLiteral("sha256")), qPrintable(message));

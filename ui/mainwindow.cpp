@@ -477,13 +477,14 @@ bool MainWindow::saveAs(const QString& path) {
     return true;
 }
 
-bool MainWindow::exportFla(const QString& dir) {
+bool MainWindow::exportFla(const QString& dir, bool allowMixedArchitectures) {
     if (!profile_->hasProfile()) {
         lastError_ = tr("No profile open.");
         return false;
     }
     try {
-        const FlaExportResult result = tunescope::exportFla(profile_->profile(), dir.toStdString());
+        const FlaExportResult result =
+            tunescope::exportFla(profile_->profile(), dir.toStdString(), "", allowMixedArchitectures);
         showStatus(tr("Wrote %1 and %2 (sha256 %3)")
                                      .arg(QString::fromStdString(result.configFile.string()),
                                           QString::fromStdString(result.manifestFile.string()),
@@ -659,7 +660,16 @@ void MainWindow::exportFlaDialog() {
     }
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder for l2norm_fwd_kernel.json and the manifest (FLA_CONFIG_DIR)"));
     if (dir.isEmpty()) return;
-    if (!exportFla(dir)) QMessageBox::warning(this, tr("Export FLA config cache"), lastError_);
+    bool allowMixed = false;
+    if (const auto architectures = policyArchitectures(profile_->profile()); architectures.size() > 1) {
+        allowMixed = QMessageBox::question(this, tr("Export FLA config cache"),
+                                           tr("The entries were chosen on more than one GPU architecture (%1); FLA "
+                                              "would load all of them on one GPU. Export anyway?")
+                                               .arg(QString::fromStdString(describePolicyArchitectures(architectures)))) ==
+                     QMessageBox::Yes;
+        if (!allowMixed) return;
+    }
+    if (!exportFla(dir, allowMixed)) QMessageBox::warning(this, tr("Export FLA config cache"), lastError_);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -50,7 +50,9 @@ public:
     bool save();
     bool saveAs(const QString& path);
     // Exports the FLA config-cache folder (config file + manifest) through the core; false with lastError().
-    bool exportFla(const QString& dir);
+    // Refuses a profile whose entries come from more than one GPU architecture unless allowMixedArchitectures (the
+    // dialog asks).
+    bool exportFla(const QString& dir, bool allowMixedArchitectures = false);
     // Asks to save unsaved edits; false when the user cancels.
     bool maybeSave();
 

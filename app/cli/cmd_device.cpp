@@ -213,6 +213,8 @@ struct BenchArgs {
     int samples = 25;
     int warmup = 3;
     bool hot = false;
+    std::string l2;               // --l2 cold|warm|hot (empty: cold, or hot with the deprecated --hot)
+    std::string timer = "auto";   // --timer cupti|events|steady_clock|auto
     bool hintSweep = false;
     int hintTop = 5;
     std::string jsonOut;
@@ -244,18 +246,27 @@ std::vector<int> parseNbList(const std::string& text) {
     return list;
 }
 
-std::vector<double> sampleWork(TimedWork& work, int warmup, int samples, bool cold) {
+std::vector<double> sampleWork(TimedWork& work, int warmup, int samples, L2Regime regime) {
     for (int i = 0; i < warmup; ++i) {
-        work.beforeSample(cold);
+        work.beforeSample(regime);
         (void)work.timeSampleMs();
     }
     std::vector<double> times;
     times.reserve(std::size_t(samples));
     for (int i = 0; i < samples; ++i) {
-        work.beforeSample(cold);
+        work.beforeSample(regime);
         times.push_back(work.timeSampleMs());
     }
     return times;
+}
+
+// --l2 (or the deprecated --hot): one regime per bench run.
+L2Regime benchRegime(const BenchArgs& args) {
+    if (args.l2.empty()) return args.hot ? L2Regime::Hot : L2Regime::Cold;
+    if (args.hot) throw Error("", "", "give --l2 or the older --hot, not both");
+    L2Regime regime = L2Regime::Cold;
+    if (!l2RegimeFromString(args.l2, &regime)) throw Error("", "", "--l2 must be cold, warm or hot (got '" + args.l2 + "')");
+    return regime;
 }
 
 std::vector<L2NormConfig> benchGrid(const std::string& grid, const Device& device) {
@@ -285,7 +296,7 @@ void runTritonBench(const BenchArgs& args, Device& device, const std::vector<int
         }
     }
     if (configs.empty()) throw Error(scan.dir.string(), "", "no binary targets this device: " + refusals.front());
-    const bool cold = !args.hot;
+    const L2Regime regime = benchRegime(args);
     StoppingRule rule;
     rule.warmupSamples = std::max(1, args.warmup);
     rule.minSamples = args.samples;
@@ -293,7 +304,8 @@ void runTritonBench(const BenchArgs& args, Device& device, const std::vector<int
     rule.pipelineDepth = args.pipeline > 0 ? args.pipeline : defaultPipelineDepth("triton");
     std::cerr << "bench-l2norm: Triton binaries on " << info.name << ", " << configs.size() << " configs, at least "
               << args.samples << " samples each (stopping rule: noise of the median <= 0.5% or 1 s), "
-              << (cold ? "cold" : "hot") << " L2, " << rule.pipelineDepth << " samples queued per wait\n";
+              << toString(regime) << " L2, " << rule.pipelineDepth << " samples queued per wait, timer "
+              << device.timer() << "\n";
     Json results = Json::array();
     std::ostringstream table;
     table << "  NB        T  copy us | BT/w/s       median us  p20 us   p80 us  samples  %copy  binary\n";
@@ -301,7 +313,7 @@ void runTritonBench(const BenchArgs& args, Device& device, const std::vector<int
         const std::int64_t rows = std::int64_t(nb) * 65536;
         device.prepareL2Norm(rows, 0x7a11ull + std::uint64_t(nb));
         std::unique_ptr<TimedWork> copy = device.copyWork();
-        const Measurement copyM = measure(*copy, rule, cold);
+        const Measurement copyM = measure(*copy, rule, regime);
         Json entry = Json::object();
         entry["nb"] = nb;
         entry["rows"] = rows;
@@ -314,7 +326,7 @@ void runTritonBench(const BenchArgs& args, Device& device, const std::vector<int
                 continue;
             }
             std::unique_ptr<TimedWork> work = device.tritonL2NormWork(loadTritonBinary(*variant), kL2NormDefaultEps);
-            const Measurement m = measure(*work, rule, cold);
+            const Measurement m = measure(*work, rule, regime);
             char line[256];
             std::snprintf(line, sizeof line, "%4d %8lld %8.1f | %-11s %10.2f %8.2f %8.2f %7d %6.1f  %s\n", nb,
                           static_cast<long long>(rows), copyM.medianMs * 1e3, configText(config, ConfigText::Slashes).c_str(),
@@ -342,7 +354,7 @@ void runTritonBench(const BenchArgs& args, Device& device, const std::vector<int
         results.push_back(entry);
     }
     std::cout << "bench-l2norm: Triton binaries (" << scan.dir.string() << ") on " << info.name << ", "
-              << (cold ? "cold" : "hot") << " L2; %copy = copy time / kernel time (same bytes)\n"
+              << toString(regime) << " L2, timer " << device.timer() << "; %copy = copy time / kernel time (same bytes)\n"
               << table.str();
     if (!args.jsonOut.empty()) {
         Json root = Json::object();
@@ -350,7 +362,9 @@ void runTritonBench(const BenchArgs& args, Device& device, const std::vector<int
         root["backend"] = info.backend;
         root["kernel"] = "triton";
         root["triton_cache"] = scan.dir.string();
-        root["cold_l2"] = cold;
+        root["cold_l2"] = regime == L2Regime::Cold;
+        root["l2"] = toString(regime);
+        root["timer"] = device.timer();
         root["min_samples"] = args.samples;
         root["results"] = results;
         writeFileAtomic(args.jsonOut, dumpJson(root) + "\n");
@@ -392,11 +406,11 @@ double quantileOf(std::vector<double> values, double q) {
 }
 
 std::vector<std::pair<double, L2NormConfig>> rankConfigs(Device& device, const std::vector<L2NormConfig>& grid,
-                                                         const BenchArgs& args, bool cold, Json& configTimes) {
+                                                         const BenchArgs& args, L2Regime regime, Json& configTimes) {
     std::vector<std::pair<double, L2NormConfig>> ranked;
     for (const L2NormConfig& config : grid) {
         std::unique_ptr<TimedWork> work = device.l2normWork(config, kL2NormDefaultEps);
-        const double ms = median(sampleWork(*work, args.warmup, args.samples, cold));
+        const double ms = median(sampleWork(*work, args.warmup, args.samples, regime));
         ranked.emplace_back(ms, config);
         configTimes.push_back(Json::array({config.blockRows, config.numWarps, config.numStages, ms * 1e3}));
     }
@@ -407,7 +421,7 @@ std::vector<std::pair<double, L2NormConfig>> rankConfigs(Device& device, const s
 // CUDA with --hint-sweep: the --hint-top best configs under every cache-hint pair (kernels/common/l2norm_launch.hpp);
 // otherwise, and when no pair beats the defaults, the fastest config.
 HintPick sweepCacheHints(Device& device, const std::vector<std::pair<double, L2NormConfig>>& ranked,
-                         const BenchArgs& args, bool cold) {
+                         const BenchArgs& args, L2Regime regime) {
     HintPick pick;
     pick.ms = ranked.front().first;
     pick.config = ranked.front().second;
@@ -418,7 +432,7 @@ HintPick sweepCacheHints(Device& device, const std::vector<std::pair<double, L2N
                 const std::string hints = std::to_string(load) + "," + std::to_string(store);
                 setenv("TUNESCOPE_L2NORM_HINTS", hints.c_str(), 1);
                 std::unique_ptr<TimedWork> work = device.l2normWork(ranked[i].second, kL2NormDefaultEps);
-                const double ms = median(sampleWork(*work, args.warmup, args.samples, cold));
+                const double ms = median(sampleWork(*work, args.warmup, args.samples, regime));
                 pick.times.push_back(Json::array({ranked[i].second.blockRows, ranked[i].second.numWarps,
                                                   ranked[i].second.numStages, load, store, ms * 1e3}));
                 if (ms < pick.ms) {
@@ -436,17 +450,17 @@ HintPick sweepCacheHints(Device& device, const std::vector<std::pair<double, L2N
 // Final: the picked config (under its cache hints, if the sweep found better ones than the defaults) and the copy,
 // alternating sample by sample, three times as many samples. The spread of the final samples: median alone hides
 // how far apart two close configs really are.
-FinalRun runFinal(Device& device, TimedWork& copy, const HintPick& pick, const BenchArgs& args, bool cold) {
+FinalRun runFinal(Device& device, TimedWork& copy, const HintPick& pick, const BenchArgs& args, L2Regime regime) {
     if (!pick.hints.empty()) setenv("TUNESCOPE_L2NORM_HINTS", pick.hints.c_str(), 1);
     std::unique_ptr<TimedWork> bestWork = device.l2normWork(pick.config, kL2NormDefaultEps);
     unsetenv("TUNESCOPE_L2NORM_HINTS");
-    (void)sampleWork(*bestWork, args.warmup, 0, cold);
-    (void)sampleWork(copy, args.warmup, 0, cold);
+    (void)sampleWork(*bestWork, args.warmup, 0, regime);
+    (void)sampleWork(copy, args.warmup, 0, regime);
     FinalRun run;
     for (int i = 0; i < 3 * args.samples; ++i) {
-        bestWork->beforeSample(cold);
+        bestWork->beforeSample(regime);
         run.l2normMs.push_back(bestWork->timeSampleMs());
-        copy.beforeSample(cold);
+        copy.beforeSample(regime);
         run.copyMs.push_back(copy.timeSampleMs());
     }
     run.l2normMedian = median(run.l2normMs);
@@ -460,17 +474,17 @@ FinalRun runFinal(Device& device, TimedWork& copy, const HintPick& pick, const B
     return run;
 }
 
-NbBench benchNb(Device& device, int nb, const std::vector<L2NormConfig>& grid, const BenchArgs& args, bool cold) {
+NbBench benchNb(Device& device, int nb, const std::vector<L2NormConfig>& grid, const BenchArgs& args, L2Regime regime) {
     NbBench b;
     b.nb = nb;
     b.rows = std::int64_t(nb) * 65536;
     device.prepareL2Norm(b.rows, 0x7a11ull + std::uint64_t(nb));
     std::unique_ptr<TimedWork> copy = device.copyWork();
-    b.copyMs = median(sampleWork(*copy, args.warmup, args.samples, cold));
+    b.copyMs = median(sampleWork(*copy, args.warmup, args.samples, regime));
     b.copyBytes = copy->bytesMoved();
-    b.ranked = rankConfigs(device, grid, args, cold, b.configTimes);
-    b.pick = sweepCacheHints(device, b.ranked, args, cold);
-    b.finalRun = runFinal(device, *copy, b.pick, args, cold);
+    b.ranked = rankConfigs(device, grid, args, regime, b.configTimes);
+    b.pick = sweepCacheHints(device, b.ranked, args, regime);
+    b.finalRun = runFinal(device, *copy, b.pick, args, regime);
     return b;
 }
 
@@ -529,37 +543,44 @@ void runBench(const BenchArgs& args, CliContext& ctx) {
     if (!backend) return;
     std::unique_ptr<Device> device = deviceOrExit(*backend, args.device, ctx);
     if (!device) return;
+    const std::string timer = device->useTimer(args.timer);
+    for (const TimerOption& option : device->timers())
+        if (option.name == timer || (!option.available && args.timer == "auto"))
+            std::cerr << "bench-l2norm: timer " << option.name << (option.name == timer ? " (in use)" : " (not available)")
+                      << (option.note.empty() ? "" : ": " + option.note) << '\n';
     if (args.kernel == "triton") {
         runTritonBench(args, *device, nbs, ctx);
         return;
     }
     const std::vector<L2NormConfig> grid = benchGrid(args.grid, *device);
-    const bool cold = !args.hot;
+    const L2Regime regime = benchRegime(args);
     const DeviceInfo& info = device->info();
     std::cerr << "bench-l2norm: " << info.name << " (" << info.backend << "), " << grid.size() << " configs, "
-              << args.samples << " samples after " << args.warmup << " warm-up, " << (cold ? "cold" : "hot")
-              << " cache, median\n";
+              << args.samples << " samples after " << args.warmup << " warm-up, " << toString(regime)
+              << " L2, median, timer " << timer << "\n";
 
     Json results = Json::array();
     std::ostringstream table;
     table << "  NB        T | copy us  copy GB/s | best BT/w/s   best us  best GB/s  %copy | final: BT/w/s  hints"
              "  l2norm us [p20 - p80]      copy us [p20 - p80]      %copy | SM MHz\n";
     for (int nb : nbs) {
-        const NbBench measured = benchNb(*device, nb, grid, args, cold);
+        const NbBench measured = benchNb(*device, nb, grid, args, regime);
         const std::string line = benchRow(measured);
         table << line;
         std::cerr << line;
         results.push_back(benchJson(measured));
     }
-    std::cout << "bench-l2norm: " << info.name << " (" << info.backend << "), " << (cold ? "cold" : "hot")
-              << " cache, median of " << args.samples << " samples (final: median [p20 - p80] of " << 3 * args.samples
+    std::cout << "bench-l2norm: " << info.name << " (" << info.backend << "), " << toString(regime)
+              << " L2, timer " << timer << ", median of " << args.samples << " samples (final: median [p20 - p80] of " << 3 * args.samples
               << "); %copy = copy time / l2norm time (same bytes)\n"
               << table.str();
     if (!args.jsonOut.empty()) {
         Json root = Json::object();
         root["device"] = deviceJson(info);
         root["backend"] = info.backend;
-        root["cold_l2"] = cold;
+        root["cold_l2"] = regime == L2Regime::Cold;
+        root["l2"] = toString(regime);
+        root["timer"] = timer;
         root["samples"] = args.samples;
         root["warmup"] = args.warmup;
         root["results"] = results;
@@ -609,7 +630,13 @@ void registerDeviceCommands(CLI::App& app, CliContext& ctx) {
                              "do_bench; 1: wait after every sample)")
         ->check(CLI::Range(0, 256));
     benchCommand->add_option("--warmup", bench.warmup, "Untimed runs before the samples");
-    benchCommand->add_flag("--hot", bench.hot, "Skip the cold-L2 flush between samples");
+    benchCommand->add_option("--l2", bench.l2,
+                             "cold (flush before every sample, the default), warm (a producer kernel writes the input "
+                             "right before each sample) or hot (nothing in between)");
+    benchCommand->add_option("--timer", bench.timer,
+                             "cupti (CUDA: each kernel's own GPU duration), events, steady_clock (CPU) or auto (cupti "
+                             "where CUPTI loads, else events)");
+    benchCommand->add_flag("--hot", bench.hot, "Deprecated: the same as --l2 hot");
     benchCommand->add_flag("--hint-sweep", bench.hintSweep, "CUDA: also time the best configs under every cache hint");
     benchCommand->add_option("--hint-top", bench.hintTop, "How many of the best configs the hint sweep times (default 5)");
     benchCommand->add_option("--json", bench.jsonOut, "Also write every median to this JSON file");

@@ -310,6 +310,7 @@ void registerExportFla(CLI::App& app, CliContext& ctx) {
     struct Args {
         std::string profile, out, manifestName;
         bool force = false;
+        bool allowMixedArchitectures = false;
     };
     auto args = std::make_shared<Args>();
     auto* sub = app.add_subcommand("export-fla", "Write FLA's l2norm_fwd_kernel.json and the profile side by side");
@@ -318,14 +319,28 @@ void registerExportFla(CLI::App& app, CliContext& ctx) {
         "releases up to v0.5.0 have no FLA_CONFIG_DIR). The manifest (the profile) lists l2norm_fwd_kernel.json in\n"
         "files[] with the SHA-256 of the bytes written. Both files are written to temp names first, then renamed\n"
         "(the manifest first). Shapes outside the profile's NB range get no entry: FLA's strict mode then autotunes.\n"
-        "A profile with validation errors is refused (its configs could break production) unless --force.\n"
-        "Exit: 0 written, 1 refused (validation errors), 2 usage, unreadable profile or write failure.");
+        "A profile with validation errors is refused (its configs could break production) unless --force; so is\n"
+        "one whose entries were chosen on more than one GPU architecture, unless --allow-mixed-architectures.\n"
+        "The FLA file's triton_version is the profile's runtime.triton (after promote: the measured binaries').\n"
+        "Exit: 0 written, 1 refused (validation errors, mixed architectures), 2 usage, unreadable profile or write\n"
+        "failure.");
     sub->add_option("profile", args->profile, "the profile")->required();
     sub->add_option("--out", args->out, "folder to write into (created if missing)")->required();
     sub->add_option("--manifest-name", args->manifestName, "file name of the manifest (default: the profile's)");
     sub->add_flag("--force", args->force, "export even when the profile has validation errors");
+    sub->add_flag("--allow-mixed-architectures", args->allowMixedArchitectures,
+                  "export a profile whose entries were chosen on more than one GPU architecture");
     sub->callback([args, &ctx] {
         const Profile profile = loadProfile(args->profile);
+        if (const auto architectures = policyArchitectures(profile);
+            architectures.size() > 1 && !args->allowMixedArchitectures) {
+            std::cerr << "tunescope-cli: " << args->profile << ": its entries were chosen on more than one GPU "
+                      << "architecture (" << describePolicyArchitectures(architectures) << "); FLA would load all of "
+                      << "them on one GPU. Measure every NB on the target (sweep, promote --all-bases), or give "
+                      << "--allow-mixed-architectures. Not exported\n";
+            ctx.exitCode = kExitInvalid;
+            return;
+        }
         const ValidationResult check = validateProfile(profile);
         if (!check.valid() && !args->force) {
             for (const auto& d : check.diagnostics)
@@ -335,7 +350,8 @@ void registerExportFla(CLI::App& app, CliContext& ctx) {
             ctx.exitCode = kExitInvalid;
             return;
         }
-        const FlaExportResult result = exportFla(profile, args->out, args->manifestName);
+        const FlaExportResult result = exportFla(profile, args->out, args->manifestName, args->allowMixedArchitectures);
+        std::cout << "triton_version " << result.manifest.runtime.triton << " (the profile's runtime.triton)\n";
         std::cout << "wrote " << result.configFile.string() << " (sha256 " << result.configSha256 << ", "
                   << result.manifest.per_NB_policy.size() << " entries)\n";
         std::cout << "wrote " << result.manifestFile.string() << '\n';

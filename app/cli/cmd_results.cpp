@@ -106,11 +106,25 @@ void registerMerge(CLI::App& app, CliContext& ctx) {
 
 struct PromoteArgs {
     std::string profile, results, out;
+    std::string l2;
     PromoteOptions options;
 };
 
 void runPromote(const PromoteArgs& args, CliContext& ctx) {
-    const PromoteReport report = promoteFiles(args.profile, args.results, args.options);
+    PromoteOptions options = args.options;
+    if (!args.l2.empty()) {
+        L2Regime regime = L2Regime::Cold;
+        if (!l2RegimeFromString(args.l2, &regime)) throw Error("", "", "--l2 must be cold, warm or hot (got '" + args.l2 + "')");
+        options.l2 = regime;
+    }
+    PromoteReport report;
+    try {
+        report = promoteFiles(args.profile, args.results, options);
+    } catch (const PromoteRefused& e) {
+        std::cerr << "tunescope-cli: refused: " << e.what() << "; " << args.out << " not written\n";
+        ctx.exitCode = kExitInvalid;
+        return;
+    }
     for (const std::string& w : report.warnings) std::cerr << "tunescope-cli: warning: " << w << '\n';
     std::size_t replaced = 0, decided = 0;
     for (const PromoteEntry& e : report.entries) {
@@ -137,6 +151,15 @@ void runPromote(const PromoteArgs& args, CliContext& ctx) {
         return;
     }
     saveProfile(report.profile, args.out);
+    const RuntimeVersions& where = report.profile.runtime;
+    const auto extra = [&](const char* key) {
+        return where.original.is_object() && where.original.contains(key) && where.original[key].is_string()
+                   ? where.original[key].get<std::string>()
+                   : std::string("?");
+    };
+    std::cout << "runtime: " << extra("gpu") << " (" << where.gpu_arch << "), " << (where.cuda ? "CUDA " + *where.cuda : where.hip ? "HIP " + *where.hip : std::string("no GPU runtime"))
+              << ", Triton " << where.triton << ", FLA " << where.fla << ", timer " << extra("timer") << ", "
+              << extra("l2") << " L2 (the profile's previous runtime block is kept in runtime_history)\n";
     std::cout << "promoted " << report.promotedCount << " entries into " << args.out << '\n';
     ctx.exitCode = kExitOk;
 }
@@ -147,8 +170,10 @@ void registerPromote(CLI::App& app, CliContext& ctx) {
         "promote",
         "Make each prospective per-NB entry whose NB was measured \"measured-best\", with evidence from the results "
         "file. The incumbent stays when it is in the tie set of the fastest config (paired over rounds); otherwise "
-        "the tie rule picks from the tie set (docs/sweep.md). Exit codes: 0 written, "
-        "1 nothing to promote or the result would not pass validate (nothing written), 2 usage or I/O error.");
+        "the tie rule picks from the tie set (docs/sweep.md). The profile's runtime block and target then say "
+        "where the entries were measured (the old block is kept in runtime_history). Exit codes: 0 written, "
+        "1 nothing to promote, refused (the results mix L2 regimes or timers, or the entries would come from more "
+        "than one GPU architecture) or the result would not pass validate (nothing written), 2 usage or I/O error.");
     promoteCmd->add_option("profile", args->profile, "profile to promote")->required();
     promoteCmd->add_option("--results", args->results, "sweep results file (merge shards first)")->required();
     promoteCmd->add_option("--out", args->out, "the promoted profile (written atomically)")->required();
@@ -157,6 +182,15 @@ void registerPromote(CLI::App& app, CliContext& ctx) {
         ->capture_default_str();
     promoteCmd->add_flag("--all-bases", args->options.includeAllBases,
                          "also promote original-production-chosen and imported entries");
+    promoteCmd->add_option("--l2", args->l2,
+                           "the L2 regime to decide on (cold, warm or hot) when the results hold several (sweep --l2 "
+                           "both); one decision never mixes regimes");
+    promoteCmd->add_flag("--allow-mixed-architectures", args->options.allowMixedArchitectures,
+                         "promote although the entries would come from more than one GPU architecture (e.g. NBs "
+                         "measured on an H200 beside production's gfx942 choices)");
+    promoteCmd->add_option("--fla", args->options.flaVersion,
+                           "the FLA version the measured Triton binaries were compiled from (for the runtime block; "
+                           "default unknown)");
     promoteCmd->callback([args, &ctx] { runPromote(*args, ctx); });
 }
 
@@ -173,17 +207,18 @@ bool isResultsFile(const std::string& file) {
     return first.find("\"type\"") != std::string::npos && first.find("\"header\"") != std::string::npos;
 }
 
-// NB -> (pick, tie set) of one run.
-using Picks = std::map<int, std::pair<L2NormConfig, std::vector<L2NormConfig>>>;
+// (NB, L2 regime) -> (pick, tie set) of one run: decisions of different regimes are never compared.
+using Picks = std::map<std::pair<int, L2Regime>, std::pair<L2NormConfig, std::vector<L2NormConfig>>>;
 
 Picks picksOfResults(const ResultsFile& results, double threshold) {
-    std::map<int, std::int64_t> decisiveRows;
+    std::map<std::pair<int, L2Regime>, std::int64_t> decisiveRows;
     for (const ResultRecord& r : results.records)
-        if (r.kind == ResultRecord::Kind::L2Norm) decisiveRows[r.nb] = std::max(decisiveRows[r.nb], r.rows);
-    std::map<int, std::vector<const ResultRecord*>> byNb;
+        if (r.kind == ResultRecord::Kind::L2Norm)
+            decisiveRows[{r.nb, r.l2}] = std::max(decisiveRows[{r.nb, r.l2}], r.rows);
+    std::map<std::pair<int, L2Regime>, std::vector<const ResultRecord*>> byNb;
     for (const ResultRecord& r : results.records)
-        if (r.kind == ResultRecord::Kind::L2Norm && r.rows == decisiveRows[r.nb] && r.replica == 0)
-            byNb[r.nb].push_back(&r);
+        if (r.kind == ResultRecord::Kind::L2Norm && r.rows == decisiveRows[{r.nb, r.l2}] && r.replica == 0)
+            byNb[{r.nb, r.l2}].push_back(&r);
     Picks picks;
     for (const auto& [nb, records] : byNb) {
         const ShapeDecision d = decideShape(records, threshold);
@@ -205,7 +240,13 @@ Picks picksOfProfile(const std::string& file) {
         const Json& original = e.evidence->original;
         if (original.is_object() && original.contains("tie_set") && original["tie_set"].is_array())
             for (const Json& t : original["tie_set"]) ties.push_back(toL2NormConfig(tritonConfigFromJson(t, file)));
-        picks[static_cast<int>(e.NB)] = {toL2NormConfig(e.config), ties};
+        // The evidence's regime ("l2"; older evidence: cold_l2).
+        L2Regime regime = L2Regime::Cold;
+        if (original.is_object() && original.contains("l2") && original["l2"].is_string())
+            l2RegimeFromString(original["l2"].get<std::string>(), &regime);
+        else if (original.is_object() && original.contains("cold_l2") && original["cold_l2"] == false)
+            regime = L2Regime::Hot;
+        picks[{static_cast<int>(e.NB), regime}] = {toL2NormConfig(e.config), ties};
     }
     return picks;
 }
@@ -215,9 +256,9 @@ Picks picksOfProfile(const std::string& file) {
 int countAaVerdicts(const std::string& file, double threshold) {
     if (!isResultsFile(file)) throw Error(file, "", "an A/A count needs a results file of a sweep with --aa-replicas");
     const ResultsFile results = loadResults(file);
-    std::map<std::pair<int, std::int64_t>, std::vector<const ResultRecord*>> byShape;
+    std::map<ShapeKey, std::vector<const ResultRecord*>> byShape;
     for (const ResultRecord& r : results.records)
-        if (r.kind == ResultRecord::Kind::L2Norm) byShape[{r.nb, r.rows}].push_back(&r);
+        if (r.kind == ResultRecord::Kind::L2Norm) byShape[shapeKeyOf(r)].push_back(&r);
     std::size_t pairs = 0, decisive = 0, same = 0;
     for (const auto& [shape, records] : byShape) {
         const ShapeDecision d = decideShape(records, threshold);
@@ -232,7 +273,8 @@ int countAaVerdicts(const std::string& file, double threshold) {
             ++pairs;
             if (paired.verdict == Comparison::Faster || paired.verdict == Comparison::Slower) {
                 ++decisive;
-                std::cout << "NB " << shape.first << " " << configText(r->config) << " replica " << r->replica << ": "
+                std::cout << "NB " << shape.nb << " " << toString(shape.l2) << " " << configText(r->config) << " replica "
+                          << r->replica << ": "
                           << toString(paired.verdict) << " (" << paired.reason << ")\n";
             }
             same += paired.verdict == Comparison::Same ? 1 : 0;
@@ -268,13 +310,13 @@ int compareDecisions(const std::string& fileA, const std::string& fileB, double 
         const bool mutualTie =
             contains(pickB->second.second, pickA.first) && contains(pickA.second, pickB->second.first);
         agree += sameConfig || mutualTie ? 1 : 0;
-        std::cout << "NB " << nb << ": " << configText(pickA.first, ConfigText::Slashes) << " (" << pickA.second.size()
+        std::cout << "NB " << nb.first << " " << toString(nb.second) << ": " << configText(pickA.first, ConfigText::Slashes) << " (" << pickA.second.size()
                   << " ties) vs " << configText(pickB->second.first, ConfigText::Slashes) << " ("
                   << pickB->second.second.size() << " ties): "
                   << (sameConfig ? "same config" : mutualTie ? "each in the other's tie set" : "DIFFERENT") << '\n';
     }
     if (compared == 0) {
-        std::cerr << "tunescope-cli: the two files decide no NB in common\n";
+        std::cerr << "tunescope-cli: the two files decide no NB in common (in the same L2 regime)\n";
         return kExitInvalid;
     }
     char line[200];

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -148,6 +149,8 @@ struct SweepArgs {
     std::string tritonCache;        // empty: TRITON_CACHE_DIR or ~/.triton/cache
     bool hot = false;
     bool cold = false;
+    std::string l2;                 // --l2 cold|warm|both|hot (empty: cold, or what --cold/--hot say)
+    std::string timer = "auto";     // --timer cupti|events|steady_clock|auto
     double noise = 0.005;
     int minSamples = 10;
     double minTimeMs = 0.5;  // per round: the rounds, not one long measurement, carry the precision
@@ -183,7 +186,9 @@ void applyEngineArgs(SweepPlan& plan, const SweepArgs& a) {
         throw Error("", "", "--kernel must be native, triton or both (got '" + a.kernel + "')");
     }
     if (a.hot && a.cold) throw Error("", "", "give --cold or --hot, not both");
-    plan.coldL2 = !a.hot;
+    if (!a.l2.empty() && (a.hot || a.cold)) throw Error("", "", "give --l2, or the older --cold/--hot, not both");
+    plan.l2Regimes = !a.l2.empty() ? parseL2Regimes(a.l2) : std::vector<L2Regime>{a.hot ? L2Regime::Hot : L2Regime::Cold};
+    plan.timer = a.timer;
     plan.rule.maxRelNoise = a.noise;
     plan.rule.minSamples = a.minSamples;
     plan.rule.minTimeMs = a.minTimeMs;
@@ -252,15 +257,17 @@ SweepPlan buildPlan(const SweepArgs& a, CLI::App& sub) {
 
 void printSummary(const std::filesystem::path& out, const SweepPlan& plan) {
     const ResultsFile results = loadResults(out);
-    std::map<std::pair<int, std::int64_t>, std::vector<const ResultRecord*>> byShape;
-    std::map<std::pair<int, std::int64_t>, const ResultRecord*> copy;
+    std::map<ShapeKey, std::vector<const ResultRecord*>> byShape;
+    std::map<ShapeKey, const ResultRecord*> copy;
     for (const ResultRecord& r : results.records) {
-        const auto key = std::make_pair(r.nb, r.rows);
-        if (r.kind == ResultRecord::Kind::Copy) copy[key] = &r;
-        else byShape[key].push_back(&r);
+        if (r.kind == ResultRecord::Kind::Copy) copy[shapeKeyOf(r)] = &r;
+        else byShape[shapeKeyOf(r)].push_back(&r);
     }
     const double threshold = 0.005;
-    std::cout << "NB  T         best BT/warps/stages  median [p20-p80 of samples]   round medians min-max  GB/s   "
+    const std::set<std::string> timers = timersOf(results);
+    std::cout << "timer " << (timers.empty() ? std::string("-") : *timers.begin()) << ", L2 "
+              << describeL2Regimes(plan.l2Regimes) << " (docs/sweep.md, \"Timers\" and \"L2 regimes\")\n";
+    std::cout << "NB  L2    T         best BT/warps/stages  median [p20-p80 of samples]   round medians min-max  GB/s   "
                  "of copy  ties  rounds\n";
     for (const auto& [key, records] : byShape) {
         const ShapeDecision decision = decideShape(records, threshold);
@@ -271,8 +278,9 @@ void printSummary(const std::filesystem::path& out, const SweepPlan& plan) {
         const double fraction = c != copy.end() && c->second->gbps > 0 ? r->gbps / c->second->gbps : -1;
         const std::string spread = "[" + formatUs(r->m.p20Ms) + " - " + formatUs(r->m.p80Ms) + "]";
         const std::string rounds = formatUs(r->m.ciLowMs) + " - " + formatUs(r->m.ciHighMs);
-        std::snprintf(line, sizeof line, "%-3d %-9lld %-21s %-11s %-18s %-22s %-6.0f %-8s %-5zu %d\n", key.first,
-                      static_cast<long long>(key.second), configText(r->config, ConfigText::Slashes).c_str(), formatUs(r->m.medianMs).c_str(),
+        std::snprintf(line, sizeof line, "%-3d %-5s %-9lld %-21s %-11s %-18s %-22s %-6.0f %-8s %-5zu %d\n", key.nb,
+                      toString(key.l2).c_str(), static_cast<long long>(key.rows),
+                      configText(r->config, ConfigText::Slashes).c_str(), formatUs(r->m.medianMs).c_str(),
                       spread.c_str(), rounds.c_str(), r->gbps,
                       fraction > 0 ? (std::to_string(static_cast<int>(fraction * 100 + 0.5)) + "%").c_str() : "-",
                       decision.ties.size(), decision.rounds);
@@ -292,8 +300,9 @@ void printSummary(const std::filesystem::path& out, const SweepPlan& plan) {
             worst = std::max(worst, effect.worst);
             if (effect.worst < 0.01) continue;
             char text[96];
-            std::snprintf(text, sizeof text, "%sNB %d %.1f%% (position %d)", shown.empty() ? "" : ", ", key.first,
-                          effect.worst * 100, effect.worstPosition);
+            std::snprintf(text, sizeof text, "%sNB %d%s %.1f%% (position %d)", shown.empty() ? "" : ", ", key.nb,
+                          plan.l2Regimes.size() > 1 ? (" " + toString(key.l2)).c_str() : "", effect.worst * 100,
+                          effect.worstPosition);
             shown += text;
         }
         char line[160];
@@ -304,20 +313,20 @@ void printSummary(const std::filesystem::path& out, const SweepPlan& plan) {
     if (plan.profileConfigs.empty()) return;
     std::cout << "\nregret of the profile's config (" << plan.profileFile << ") against the fastest config, paired "
               << "over rounds (interval: docs/sweep.md):\n";
-    std::cout << "NB  T         profile BT/w/s  median [p20-p80]                 fastest BT/w/s  regret   interval"
+    std::cout << "NB  L2    T         profile BT/w/s  median [p20-p80]                 fastest BT/w/s  regret   interval"
                  "            verdict    in tie set\n";
     for (const RegretRow& row : computeRegret(results, plan.profileConfigs, threshold)) {
         char line[300];
         if (!row.policy) {
-            std::snprintf(line, sizeof line, "%-3d %-9lld %-15s not measured\n", row.nb, static_cast<long long>(row.rows),
-                          configText(row.policyConfig, ConfigText::Slashes).c_str());
+            std::snprintf(line, sizeof line, "%-3d %-5s %-9lld %-15s not measured\n", row.nb, toString(row.l2).c_str(),
+                          static_cast<long long>(row.rows), configText(row.policyConfig, ConfigText::Slashes).c_str());
         } else {
             char interval[64];
             std::snprintf(interval, sizeof interval, "[%.4f, %.4f]", row.regretLow, row.regretHigh);
             const std::string spread = formatUs(row.policy->m.medianMs) + " [" + formatUs(row.policy->m.p20Ms) + " - " +
                                        formatUs(row.policy->m.p80Ms) + "]";
-            std::snprintf(line, sizeof line, "%-3d %-9lld %-15s %-32s %-15s x%-7.4f %-19s %-10s %s\n", row.nb,
-                          static_cast<long long>(row.rows), configText(row.policyConfig, ConfigText::Slashes).c_str(), spread.c_str(),
+            std::snprintf(line, sizeof line, "%-3d %-5s %-9lld %-15s %-32s %-15s x%-7.4f %-19s %-10s %s\n", row.nb,
+                          toString(row.l2).c_str(), static_cast<long long>(row.rows), configText(row.policyConfig, ConfigText::Slashes).c_str(), spread.c_str(),
                           configText(row.best->config, ConfigText::Slashes).c_str(), row.regret, interval, toString(row.verdict).c_str(),
                           row.withinNoise ? "yes" : "no");
         }
@@ -421,6 +430,21 @@ OpenDevices openDevices(const SweepArgs& a, CLI::App& sub, CliContext& ctx) {
     return open;
 }
 
+// Sets the devices to the plan's timer and says which one times the samples, and why when it is not the kernel-
+// duration timer (docs/sweep.md, "Timers").
+void resolveTimer(SweepPlan& plan, const std::vector<Device*>& devices, const SweepArgs& a) {
+    const std::string requested = plan.timer;
+    const TimerOption chosen = resolvePlanTimer(plan, devices);
+    if (a.quiet) return;
+    std::cerr << "tunescope-cli: timer: " << chosen.name << (requested == "auto" ? " (the default here)" : "")
+              << (chosen.note.empty() ? "" : "; " + chosen.note) << "; L2 " << describeL2Regimes(plan.l2Regimes)
+              << '\n';
+    if (a.hot)
+        std::cerr << "tunescope-cli: --hot is deprecated: it leaves the L2 as the previous sample of the same kernel "
+                     "left it, which is neither cold nor the warm regime of a model (--l2 warm: the input written by "
+                     "a producer kernel right before each sample); --l2 hot keeps this\n";
+}
+
 // Runs one plan, or (`sweeps` of two) two plans shape by shape in turn, with progress on stderr and Ctrl-C saving
 // what was measured. Returns false after setting ctx.exitCode when the run was interrupted; `incomplete` says
 // whether some measurement failed or did not run.
@@ -501,6 +525,8 @@ void runSweepCommand(const SweepArgs& a, CLI::App& sub, CliContext& ctx) {
 
     const OpenDevices open = openDevices(a, sub, ctx);
     if (open.devices.empty()) return;  // skipped
+    resolveTimer(plan, open.devices, a);
+    if (both) resolvePlanTimer(standinPlan, open.devices);
 
     const std::string standinOut = both ? standinOutPath(a) : std::string();
     if (both && std::filesystem::absolute(standinOut) == std::filesystem::absolute(a.out))
@@ -580,7 +606,8 @@ int printHeadToHead(const HeadToHeadReport& report) {
     std::cout << "head to head: candidate " << report.candidateFile << " vs baseline " << report.baselineFile
               << ", paired per round (ratio = candidate / baseline, below 1: the candidate is faster; threshold "
               << report.threshold * 100 << "%)\n";
-    std::cout << "NB  T         candidate  baseline   candidate median  baseline median  ratio   interval"
+    std::cout << "timer " << report.timer << ", L2 " << describeL2Regimes(report.regimes) << '\n';
+    std::cout << "NB  L2    T         candidate  baseline   candidate median  baseline median  ratio   interval"
                  "            A/A worst  rounds  verdict\n";
     for (const HeadToHeadRow& row : report.rows) {
         const auto median = [](const ResultRecord* r) { return r ? formatUs(r->m.medianMs) : std::string("-"); };
@@ -592,8 +619,8 @@ int printHeadToHead(const HeadToHeadReport& report) {
             if (!row.controls.empty()) control = formatFixed(row.worstControl, 4);
         }
         char line[320];
-        std::snprintf(line, sizeof line, "%-3d %-9lld %-10s %-10s %-17s %-16s %-7s %-19s %-10s %-7d %s\n", row.nb,
-                      static_cast<long long>(row.rows), configText(row.candidate, ConfigText::Slashes).c_str(),
+        std::snprintf(line, sizeof line, "%-3d %-5s %-9lld %-10s %-10s %-17s %-16s %-7s %-19s %-10s %-7d %s\n", row.nb,
+                      toString(row.l2).c_str(), static_cast<long long>(row.rows), configText(row.candidate, ConfigText::Slashes).c_str(),
                       configText(row.baseline, ConfigText::Slashes).c_str(), median(row.candidateRecord).c_str(),
                       median(row.baselineRecord).c_str(), ratio.c_str(), interval.c_str(), control.c_str(), row.rounds,
                       toString(row.verdict).c_str());
@@ -641,10 +668,11 @@ void runConfirmCommand(const SweepArgs& a, const ConfirmArgs& c, CLI::App& sub, 
     }
     if (c.candidate.empty() || c.baseline.empty() || a.out.empty())
         throw Error("", "", "confirm needs CANDIDATE, --baseline and --out (or --results FILE to judge a finished run)");
-    const SweepPlan plan = buildHeadToHeadPlan(a, c, sub);
+    SweepPlan plan = buildHeadToHeadPlan(a, c, sub);
     validatePlan(plan);
     const OpenDevices open = openDevices(a, sub, ctx);
     if (open.devices.empty()) return;  // skipped
+    resolveTimer(plan, open.devices, a);
     bool incomplete = false;
     if (!runPlans(a, {{&plan, a.out}}, open.devices, ctx, &incomplete)) return;
     const ResultsFile results = loadResults(a.out);  // the report's rows point into it
@@ -664,8 +692,17 @@ void addEngineOptions(CLI::App* cmd, SweepArgs& a) {
     cmd->add_option("--rows-per-nb", a.rowsPerNb, "rows T per NB (T = NB x this)")->capture_default_str();
     cmd->add_option("--triton-cache", a.tritonCache,
                     "Triton cache folder for --kernel triton (default: TRITON_CACHE_DIR or ~/.triton/cache)");
-    cmd->add_flag("--cold", a.cold, "flush the L2 before every sample (the default)");
-    cmd->add_flag("--hot", a.hot, "do not flush the L2 between samples");
+    cmd->add_option("--l2", a.l2,
+                    "what the L2 holds before each sample: cold (flushed, the default), warm (the input just written "
+                    "by a producer kernel, as after the layer that made it), both (cold and warm in the same rounds, "
+                    "records per regime) or hot (nothing in between; the old --hot)");
+    cmd->add_option("--timer", a.timer,
+                    "what times a sample: cupti (CUDA: the kernel's own start/end from CUPTI activity records), "
+                    "events (device events around the launch), steady_clock (the CPU), auto (cupti where CUPTI loads, "
+                    "else events; steady_clock on the CPU)")
+        ->capture_default_str();
+    cmd->add_flag("--cold", a.cold, "the same as --l2 cold (the default)");
+    cmd->add_flag("--hot", a.hot, "deprecated: the same as --l2 hot (no flush between samples; not the warm regime)");
     cmd->add_option("--pipeline", a.pipeline,
                     "samples queued back to back per host wait (default: 16 with --kernel triton, as Triton's "
                     "do_bench; 1 otherwise; docs/sweep.md)")
@@ -741,7 +778,7 @@ void registerConfirm(CLI::App& app, CliContext& ctx) {
     CLI::App* confirm = app.add_subcommand(
         "confirm",
         "Re-measure two policies head to head: per NB the candidate's and the baseline's configs in the same fresh, "
-        "shuffled rounds (cold L2, warm-up, raw samples kept), each with an A/A replica, judged on the per-round "
+        "shuffled rounds (cold L2 unless --l2, warm-up, raw samples kept), each with an A/A replica, judged on the per-round "
         "ratios (docs/sweep.md, \"Head to head\"). A policy is a profile, FLA's l2norm_fwd_kernel.json or a "
         "folder holding one (export-fla's output, an FLA_CONFIG_DIR), or Triton's autotune cache (a "
         "l2norm_fwd_kernel.autotune.json or a TRITON_CACHE_DIR of them: what FLA's own autotune chose). Exit codes: 0 the candidate is at least as "

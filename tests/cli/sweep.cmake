@@ -29,3 +29,22 @@ foreach(gpu_backend cuda hip)
             --stages 3 --out ${CMAKE_BINARY_DIR}/cli-sweep-${gpu_backend}.jsonl)
   set_tests_properties(cli_sweep_${gpu_backend} PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77)
 endforeach()
+
+# Timers and regimes on the CPU: steady_clock is its one timer (the records say so), --timer cupti is refused with
+# exit 2, and --l2 both writes records of both regimes. On CUDA: the CUPTI timer and both regimes on a tiny grid,
+# then the same plan with events (skipped where there is no CUDA device).
+add_test(NAME cli_sweep_cpu_timer_refused
+  COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:tunescope-cli>$<SEMICOLON>sweep$<SEMICOLON>--backend$<SEMICOLON>cpu$<SEMICOLON>--nb$<SEMICOLON>1$<SEMICOLON>--rows-per-nb$<SEMICOLON>64$<SEMICOLON>--timer$<SEMICOLON>cupti$<SEMICOLON>--out$<SEMICOLON>${CMAKE_BINARY_DIR}/unused-timer.jsonl
+          -DEXPECT_EXIT=2 "-DEXPECT_OUTPUT=--timer cupti is not offered by this device"
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/scripts/expect_exit.cmake)
+add_test(NAME cli_sweep_cpu_both_regimes
+  COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:tunescope-cli>$<SEMICOLON>sweep$<SEMICOLON>--backend$<SEMICOLON>cpu$<SEMICOLON>--nb$<SEMICOLON>1$<SEMICOLON>--rows-per-nb$<SEMICOLON>64$<SEMICOLON>--bt$<SEMICOLON>8$<SEMICOLON>--warps$<SEMICOLON>1,2$<SEMICOLON>--stages$<SEMICOLON>2$<SEMICOLON>--l2$<SEMICOLON>both$<SEMICOLON>--device-warmup$<SEMICOLON>0$<SEMICOLON>--out$<SEMICOLON>${CMAKE_BINARY_DIR}/cli-sweep-cpu-both.jsonl
+          -DEXPECT_EXIT=0 "-DEXPECT_OUTPUT=timer steady_clock, L2 cold+warm"
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/scripts/expect_exit.cmake)
+set_tests_properties(cli_sweep_cpu_both_regimes PROPERTIES TIMEOUT 300)
+foreach(timer cupti events)
+  add_test(NAME cli_sweep_cuda_${timer}
+    COMMAND tunescope-cli sweep --backend cuda --skip-if-unavailable --nb 1,2 --bt 8,32 --warps 1,4 --stages 3
+            --l2 both --timer ${timer} --out ${CMAKE_BINARY_DIR}/cli-sweep-cuda-${timer}.jsonl)
+  set_tests_properties(cli_sweep_cuda_${timer} PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77)
+endforeach()

@@ -63,7 +63,7 @@ struct DeviceState {
 class StateWork final : public TimedWork {
 public:
     StateWork(double ms, DeviceState& state) : ms_(ms), state_(state) {}
-    void beforeSample(bool) override {}
+    void beforeSample(L2Regime) override {}
     double timeSampleMs() override { return ms_ * state_.factor(state_.samples++, work_); }
     std::uint64_t bytesMoved() const override { return 1 << 20; }
 

@@ -1,5 +1,7 @@
 #include "documents/resultsdocument.hpp"
 
+#include <algorithm>
+
 #include <QFileInfo>
 
 #include "tunescope/formats/profile.hpp"
@@ -34,8 +36,28 @@ void ResultsDocument::adopt(ResultsFile file) {
     index_.clear();
     index_.source = QFileInfo(QString::fromStdString(file_.path.string())).fileName();
     if (!file_.header.devices.empty()) index_.deviceLabel = QString::fromStdString(deviceLabel(file_.header.devices.front()));
+    const std::vector<L2Regime> held = regimes();
+    if (!held.empty() && std::find(held.begin(), held.end(), regime_) == held.end()) regime_ = held.front();
     for (const ResultRecord& record : file_.records) indexRecord(record);
     emit reset();
+}
+
+void ResultsDocument::setRegime(L2Regime regime) {
+    if (regime == regime_) return;
+    regime_ = regime;
+    trusted_.records.clear();
+    const QString source = index_.source, device = index_.deviceLabel;
+    index_.clear();
+    index_.source = source;
+    index_.deviceLabel = device;
+    for (const ResultRecord& record : file_.records) indexRecord(record);
+    emit reset();
+}
+
+std::vector<L2Regime> ResultsDocument::regimes() const {
+    std::vector<L2Regime> out;
+    for (L2Regime r : regimesOf(file_)) out.push_back(r);  // std::set: cold, warm, hot
+    return out;
 }
 
 void ResultsDocument::beginLive(const QString& path, const QString& device) {
@@ -51,6 +73,8 @@ void ResultsDocument::beginLive(const QString& path, const QString& device) {
 }
 
 void ResultsDocument::append(const ResultRecord& record) {
+    // A live sweep of one regime shows it, whatever was shown before.
+    if (file_.records.empty() && record.l2 != regime_) regime_ = record.l2;
     file_.records.push_back(record);
     indexRecord(record);
     emit appended();
@@ -65,6 +89,7 @@ void ResultsDocument::clear() {
 }
 
 void ResultsDocument::indexRecord(const ResultRecord& record) {
+    if (record.l2 != regime_) return;  // the other regime's records wait in file_ for setRegime
     CellStats stats;
     stats.medianMs = record.m.medianMs;
     stats.p20Ms = record.m.p20Ms;

@@ -44,6 +44,12 @@ public:
     void beginLive(const QString& path, const QString& deviceLabel);
     // One record streamed in from a running sweep.
     void append(const ResultRecord& record);
+    // The L2 regime the index, the plots and the regret show (a `--l2 both` file holds two: records of one regime
+    // never mix with the other's, docs/sweep.md "L2 regimes"). Changing it re-indexes and emits reset().
+    L2Regime regime() const { return regime_; }
+    void setRegime(L2Regime regime);
+    // The regimes the records hold, in the order cold, warm, hot.
+    std::vector<L2Regime> regimes() const;
     void clear();
 
     bool isEmpty() const { return file_.records.empty(); }
@@ -67,6 +73,7 @@ private:
     // The converged records only (raw samples dropped): what "best" and the regret are computed over.
     ResultsFile trusted_;
     ResultsIndex index_;
+    L2Regime regime_ = L2Regime::Cold;
     bool live_ = false;
 };
 

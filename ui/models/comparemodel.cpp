@@ -55,7 +55,10 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
     }
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
-        case NbColumn: return row.nb;
+        case NbColumn:  // a warm row says so: a `--l2 both` run has one row per NB and regime (hot never mixes)
+            if (row.l2 == L2Regime::Warm) return QString(QString::number(row.nb) + QStringLiteral(" ") +
+                                                         QString::fromStdString(toString(row.l2)));
+            return row.nb;
         case ConfigColumn: return copy ? tr("copy ceiling") : ui::configLabel(row.config);
         case MedianAColumn: return formatUs(row.a->m.medianMs);
         case MedianBColumn: return formatUs(row.b->m.medianMs);

@@ -56,7 +56,10 @@ QVariant HeadToHeadModel::data(const QModelIndex& index, int role) const {
     }
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
-        case NbColumn: return row.nb;
+        case NbColumn:  // a warm row says so: a `--l2 both` run has one row per NB and regime (hot never mixes)
+            if (row.l2 == L2Regime::Warm) return QString(QString::number(row.nb) + QStringLiteral(" ") +
+                                                         QString::fromStdString(toString(row.l2)));
+            return row.nb;
         case CandidateColumn: return configLabel(row.candidate);
         case BaselineColumn: return configLabel(row.baseline);
         case CandidateMedianColumn: return row.candidateRecord ? formatUs(row.candidateRecord->m.medianMs) : QStringLiteral("-");

@@ -1,6 +1,7 @@
 #include "pages/plotsview.hpp"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -13,7 +14,8 @@
 namespace tunescope::ui {
 
 PlotsView::PlotsView(ProfileDocument* profile, ResultsDocument* results, QWidget* parent)
-    : QWidget(parent), results_(results), header_(new QLabel(this)), tabs_(new QTabWidget(this)),
+    : QWidget(parent), results_(results), header_(new QLabel(this)), regime_(new QComboBox(this)),
+      tabs_(new QTabWidget(this)),
       latency_(new PlotWidget(PlotWidget::Kind::Latency, this)),
       heatmap_(new PlotWidget(PlotWidget::Kind::Heatmap, this)),
       bandwidth_(new PlotWidget(PlotWidget::Kind::Bandwidth, this)) {
@@ -23,6 +25,11 @@ PlotsView::PlotsView(ProfileDocument* profile, ResultsDocument* results, QWidget
     header_->setObjectName(QStringLiteral("plotsHeader"));
     header_->setTextFormat(Qt::PlainText);
     top->addWidget(header_, 1);
+    regime_->setObjectName(QStringLiteral("plotsL2Regime"));
+    regime_->setToolTip(tr("The L2 regime shown: cold (flushed before each sample) or warm (the input just written "
+                           "by a producer kernel); which config wins can differ between them"));
+    regime_->setVisible(false);
+    top->addWidget(regime_);
     auto* relative = new QCheckBox(tr("Latency relative to the best at each NB"), this);
     relative->setObjectName(QStringLiteral("latencyRelative"));
     relative->setToolTip(tr("Divide every median by the fastest median at its NB, so all NBs share one scale"));
@@ -49,6 +56,11 @@ PlotsView::PlotsView(ProfileDocument* profile, ResultsDocument* results, QWidget
     }
     connect(exportButton, &QPushButton::clicked, this, &PlotsView::exportCurrent);
     connect(relative, &QCheckBox::toggled, latency_, &PlotWidget::setLatencyRelative);
+    connect(regime_, &QComboBox::activated, this, [this](int item) {
+        L2Regime regime = L2Regime::Cold;
+        if (results_ && l2RegimeFromString(regime_->itemData(item).toString().toStdString(), &regime))
+            results_->setRegime(regime);
+    });
     connect(results, &ResultsDocument::reset, this, &PlotsView::updateHeader);
     connect(results, &ResultsDocument::appended, this, &PlotsView::updateHeader);
     updateHeader();
@@ -65,12 +77,21 @@ void PlotsView::updateHeader() {
         header_->setText(tr("No results loaded. Open a sweep results file (File > Open) or run a sweep."));
         return;
     }
+    const std::vector<L2Regime> regimes = results_->regimes();
+    regime_->clear();
+    for (L2Regime r : regimes) {
+        const QString name = QString::fromStdString(toString(r));
+        regime_->addItem(tr("%1 L2").arg(name), name);
+        if (r == results_->regime()) regime_->setCurrentIndex(regime_->count() - 1);
+    }
+    regime_->setVisible(regimes.size() > 1);
     const ResultsIndex& index = results_->index();
-    header_->setText(tr("%1 on %2: %3 measurements, %4 NBs x %5 configs")
+    header_->setText(tr("%1 on %2 (%6 L2): %3 measurements, %4 NBs x %5 configs")
                          .arg(index.source, index.deviceLabel.isEmpty() ? tr("unknown device") : index.deviceLabel)
                          .arg(index.measurementCount())
                          .arg(index.nbs().size())
-                         .arg(index.configs().size()));
+                         .arg(index.configs().size())
+                         .arg(QString::fromStdString(toString(results_->regime()))));
 }
 
 }  // namespace tunescope::ui

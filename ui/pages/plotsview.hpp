@@ -7,6 +7,7 @@
 
 #include "plots/plotwidget.hpp"
 
+class QComboBox;
 class QLabel;
 class QTabWidget;
 
@@ -37,6 +38,7 @@ private:
 
     QPointer<ResultsDocument> results_;
     QLabel* header_;
+    QComboBox* regime_;  // which L2 regime the plots show; shown when the results hold more than one
     QTabWidget* tabs_;
     PlotWidget* latency_;
     PlotWidget* heatmap_;

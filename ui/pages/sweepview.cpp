@@ -48,8 +48,9 @@ SweepView::SweepView(ProfileDocument* profile, ResultsDocument* results, QWidget
       gridKind_(new QComboBox(this)), btList_(new QLineEdit(QStringLiteral("8,16,32,64,128"), this)),
       warpsList_(new QLineEdit(QStringLiteral("1,2,4,8,16"), this)), stagesList_(new QLineEdit(QStringLiteral("2,3,4"), this)),
       gridFile_(new QLineEdit(this)), minSamples_(new QSpinBox(this)), maxNoise_(new QDoubleSpinBox(this)),
-      minTime_(new QDoubleSpinBox(this)), timeout_(new QDoubleSpinBox(this)), coldL2_(new QCheckBox(tr("cold L2"), this)),
+      minTime_(new QDoubleSpinBox(this)), timeout_(new QDoubleSpinBox(this)), l2Regime_(new QComboBox(this)), timer_(new QComboBox(this)),
       profileConfigs_(new QCheckBox(tr("also time the profile's own configs (regret)"), this)),
+      allowMixedArchitectures_(new QCheckBox(tr("promote even if the profile then mixes GPU architectures"), this)),
       output_(new QLineEdit(this)), start_(new QPushButton(tr("Start sweep"), this)),
       cancel_(new QPushButton(tr("Cancel"), this)), promote_(new QPushButton(tr("Promote measured winners"), this)),
       progressBar_(new QProgressBar(this)), progressLabel_(new QLabel(this)), log_(new QPlainTextEdit(this)),
@@ -114,9 +115,17 @@ SweepView::SweepView(ProfileDocument* profile, ResultsDocument* results, QWidget
     ruleForm->addRow(tr("Stop at relative noise"), maxNoise_);
     ruleForm->addRow(tr("Min measured time"), minTime_);
     ruleForm->addRow(tr("Timeout per measurement"), timeout_);
-    coldL2_->setChecked(true);
-    coldL2_->setToolTip(tr("Flush the L2 (write then read a buffer twice its size) before every sample"));
-    ruleForm->addRow(coldL2_);
+    l2Regime_->setObjectName(QStringLiteral("sweepL2Regime"));
+    for (const char* regime : {"cold", "warm", "both", "hot"}) l2Regime_->addItem(QString::fromLatin1(regime));
+    l2Regime_->setToolTip(tr("What the L2 holds before each sample: cold (flushed: a buffer several times the L2 "
+                             "written then read), warm (the input just written by a producer kernel, as after the "
+                             "layer that made it), both (cold and warm in the same rounds) or hot (nothing in between)"));
+    ruleForm->addRow(tr("L2 before each sample"), l2Regime_);
+    timer_->setObjectName(QStringLiteral("sweepTimer"));
+    for (const char* timer : {"auto", "cupti", "events", "steady_clock"}) timer_->addItem(QString::fromLatin1(timer));
+    timer_->setToolTip(tr("What times a sample: auto (CUPTI kernel durations on CUDA where CUPTI loads, else device "
+                          "events; steady_clock on the CPU), cupti, events or steady_clock"));
+    ruleForm->addRow(tr("Timer"), timer_);
     formLayout->addWidget(ruleBox);
 
     auto* outRow = new QHBoxLayout;
@@ -136,6 +145,11 @@ SweepView::SweepView(ProfileDocument* profile, ResultsDocument* results, QWidget
     buttons->addStretch();
     buttons->addWidget(promote_);
     formLayout->addLayout(buttons);
+    allowMixedArchitectures_->setObjectName(QStringLiteral("sweepAllowMixedArchitectures"));
+    allowMixedArchitectures_->setToolTip(tr("Without it, promote refuses a profile whose entries would come from more "
+                                            "than one GPU architecture (e.g. CPU or H200 timings beside production's "
+                                            "gfx942 choices): FLA would load all of them on one GPU"));
+    formLayout->addWidget(allowMixedArchitectures_);
     progressBar_->setRange(0, 1);
     progressBar_->setValue(0);
     formLayout->addWidget(progressBar_);
@@ -282,7 +296,8 @@ SweepPlan SweepView::planFromForm() const {
     plan.rule.maxRelNoise = maxNoise_->value() / 100.0;
     plan.rule.minTimeMs = minTime_->value();
     plan.rule.timeoutMs = timeout_->value();
-    plan.coldL2 = coldL2_->isChecked();
+    plan.l2Regimes = parseL2Regimes(l2Regime_->currentText().toStdString());
+    plan.timer = timer_->currentText().toStdString();
     if (profileConfigs_->isChecked() && profile_ && profile_->hasProfile()) {
         const auto policy = policyConfigs(profile_->profile());
         for (const SweepShape& shape : plan.shapes) {
@@ -406,6 +421,8 @@ int SweepView::promoteWinners() {
         return -1;
     }
     PromoteOptions options;
+    options.l2 = results_->regime();  // the regime the plots show: one decision never mixes regimes
+    options.allowMixedArchitectures = allowMixedArchitectures_->isChecked();
     const QString resultsPath = results_->filePath();
     options.resultsFileName = QFileInfo(resultsPath).fileName().toStdString();
     PromoteReport report;
@@ -436,7 +453,7 @@ void SweepView::updateButtons() {
     cancel_->setEnabled(running);
     promote_->setEnabled(!running && profile_ && profile_->hasProfile() && results_ && !results_->isEmpty());
     for (QWidget* w : std::initializer_list<QWidget*>{backend_, device_, nbList_, gridKind_, minSamples_, maxNoise_,
-                                                      minTime_, timeout_, coldL2_, profileConfigs_, output_})
+                                                      minTime_, timeout_, l2Regime_, timer_, profileConfigs_, output_})
         w->setEnabled(!running);
     // The grid fields follow the grid kind, and nothing is editable while a sweep runs.
     const int grid = gridKind_->currentIndex();

@@ -91,8 +91,10 @@ private:
     QDoubleSpinBox* maxNoise_;
     QDoubleSpinBox* minTime_;
     QDoubleSpinBox* timeout_;
-    QCheckBox* coldL2_;
+    QComboBox* l2Regime_;  // cold, warm, both, hot (docs/sweep.md, "L2 regimes")
+    QComboBox* timer_;     // auto, cupti, events, steady_clock
     QCheckBox* profileConfigs_;
+    QCheckBox* allowMixedArchitectures_;  // promote: entries of several GPU architectures in one profile
     QLineEdit* output_;
     QPushButton* start_;
     QPushButton* cancel_;

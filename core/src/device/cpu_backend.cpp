@@ -88,7 +88,7 @@ class CpuDevice;
 class CpuTimedWork : public TimedWork {
 public:
     explicit CpuTimedWork(CpuDevice& device) : device_(device) {}
-    void beforeSample(bool coldL2) override;
+    void beforeSample(L2Regime regime) override;
     double timeSampleMs() override {
         const auto start = std::chrono::steady_clock::now();
         run();
@@ -98,6 +98,8 @@ public:
 
 protected:
     virtual void run() = 0;
+    // The warm regime's producer: writes this work's input again with the same values, so the caches hold it.
+    virtual void produceInput() = 0;
     CpuDevice& device_;
 };
 
@@ -129,10 +131,16 @@ public:
         resizeOrThrow(rstd_, std::size_t(rows), "output rstd");
         cpu::fillRandomInput(x_.data(), elements, seed, threads_);
         rows_ = rows;
+        seed_ = seed;
     }
 
     std::unique_ptr<TimedWork> l2normWork(const L2NormConfig& config, float eps) override;
     std::unique_ptr<TimedWork> copyWork() override;
+
+    // One clock: steady_clock around the multithreaded call (there is no kernel duration to read on the CPU).
+    std::vector<TimerOption> timers() const override {
+        return {{kTimerSteadyClock, true, "std::chrono::steady_clock around the multithreaded call"}};
+    }
 
     void runL2Norm(const L2NormConfig& config, std::span<const std::uint16_t> x, std::span<std::uint16_t> y,
                    std::span<float> rstd, float eps) override {
@@ -158,6 +166,12 @@ public:
         flushSink_ += cpu::flushCaches(flush_.data(), flush_.size(), threads_);
     }
 
+    // The warm regime's producers: the input written again with the values prepareL2Norm (prepareCopy) gave it.
+    void produceInput() { cpu::fillRandomInput(x_.data(), x_.size(), seed_, threads_); }
+    void produceCopySource() {
+        cpu::fillRandomInput(reinterpret_cast<std::uint16_t*>(copySrc_.data()), copySrc_.size() / 2, 1, threads_);
+    }
+
     void runPrepared(float eps) { cpu::l2normForward(x_.data(), y_.data(), rstd_.data(), rows_, eps, threads_); }
     void copyPrepared() { cpu::parallelCopy(copyDst_.data(), copySrc_.data(), copySrc_.size(), threads_); }
     std::int64_t rows() const { return rows_; }
@@ -181,10 +195,12 @@ private:
     std::vector<std::uint8_t> flush_, copySrc_, copyDst_;
     std::uint64_t flushSink_ = 0;
     std::int64_t rows_ = 0;
+    std::uint64_t seed_ = 0;
 };
 
-void CpuTimedWork::beforeSample(bool coldL2) {
-    if (coldL2) device_.flush();
+void CpuTimedWork::beforeSample(L2Regime regime) {
+    if (regime == L2Regime::Cold) device_.flush();
+    else if (regime == L2Regime::Warm) produceInput();
 }
 
 class CpuL2NormWork final : public CpuTimedWork {
@@ -194,6 +210,7 @@ public:
 
 private:
     void run() override { device_.runPrepared(eps_); }
+    void produceInput() override { device_.produceInput(); }
     float eps_;
 };
 
@@ -204,6 +221,7 @@ public:
 
 private:
     void run() override { device_.copyPrepared(); }
+    void produceInput() override { device_.produceCopySource(); }
     std::uint64_t bytes_;
 };
 

@@ -178,7 +178,7 @@ void computeStatistics(Measurement& m, int referenceClockMHz) {
     }
 }
 
-Measurement measure(TimedWork& work, const StoppingRule& rule, bool coldL2, const MeasureContext& context) {
+Measurement measure(TimedWork& work, const StoppingRule& rule, L2Regime regime, const MeasureContext& context) {
     using Clock = std::chrono::steady_clock;
     const auto start = Clock::now();
     const auto elapsedMs = [&] { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); };
@@ -193,11 +193,11 @@ Measurement measure(TimedWork& work, const StoppingRule& rule, bool coldL2, cons
         batchMs.clear();
         batchConditions.clear();
         if (count == 1) {  // one at a time: exactly the engine's original protocol
-            work.beforeSample(coldL2);
+            work.beforeSample(regime);
             batchMs.push_back(work.timeSampleMs());
             batchConditions.push_back(work.lastConditions());
         } else {
-            work.timeSamplesMs(count, coldL2, batchMs, batchConditions);
+            work.timeSamplesMs(count, regime, batchMs, batchConditions);
         }
         if (batchMs.size() != std::size_t(count) || batchConditions.size() != std::size_t(count))
             throw Error("", "", "the device returned " + std::to_string(batchMs.size()) + " samples for a batch of " +

@@ -7,6 +7,7 @@
 #include "interop_internal.hpp"
 #include "profile_internal.hpp"
 #include "tunescope/base/hashing.hpp"
+#include "tunescope/formats/validation.hpp"
 
 namespace tunescope {
 
@@ -190,9 +191,15 @@ bool isSameFile(const fs::path& target, const std::string& input) {
 }
 }  // namespace
 
-FlaExportResult exportFla(const Profile& profile, const fs::path& dir, std::string manifestName) {
+FlaExportResult exportFla(const Profile& profile, const fs::path& dir, std::string manifestName,
+                          bool allowMixedArchitectures) {
     // Every check comes before the first byte is written: a refused export changes nothing.
     std::error_code ec;
+    if (const auto architectures = policyArchitectures(profile); architectures.size() > 1 && !allowMixedArchitectures)
+        throw Error(profile.fileName, "/per_NB_policy",
+                    "its entries were chosen on more than one GPU architecture (" +
+                        describePolicyArchitectures(architectures) +
+                        "); FLA would load all of them on one GPU (--allow-mixed-architectures exports anyway)");
     if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
         throw Error(dir.string(), "", "exists and is not a folder; choose another --out");
     if (manifestName.empty()) {

@@ -143,6 +143,7 @@ public:
         checkSourceEvidence();
         checkPolicyCoverage();
         checkPolicyEntries();
+        checkArchitectures();
     }
 
 private:
@@ -483,6 +484,17 @@ private:
         }
     }
 
+    // Entries chosen on different GPU architectures: FLA loads them all on one GPU (promote and export-fla refuse
+    // this unless --allow-mixed-architectures).
+    void checkArchitectures() {
+        const auto architectures = policyArchitectures(p_);
+        if (architectures.size() > 1)
+            warning("mixed-architectures", "/per_NB_policy",
+                    "the entries were chosen on more than one GPU architecture: " +
+                        describePolicyArchitectures(architectures) +
+                        "; measure every NB on the target (sweep, then promote --all-bases)");
+    }
+
     void checkMeasuredEvidence(const PolicyEntry& e, const std::string& at) {
         const MeasuredEvidence& m = *e.evidence;
         if (e.basis != kBasisMeasured)
@@ -510,6 +522,49 @@ void addIssues(const detail::ModelReader& reader, std::vector<Diagnostic>& out) 
 }
 
 }  // namespace
+
+std::map<std::string, std::vector<std::int64_t>> policyArchitectures(const Profile& profile) {
+    // The architecture production's and imported choices were made on: the oldest runtime block kept.
+    std::string source = profile.runtime.gpu_arch;
+    const Json& history = profile.original.is_object() && profile.original.contains("runtime_history")
+                              ? profile.original["runtime_history"]
+                              : Json();
+    if (history.is_array() && !history.empty() && history[0].is_object() && history[0].contains("runtime") &&
+        history[0]["runtime"].is_object() && history[0]["runtime"].contains("gpu_arch") &&
+        history[0]["runtime"]["gpu_arch"].is_string())
+        source = history[0]["runtime"]["gpu_arch"].get<std::string>();
+    std::map<std::string, std::vector<std::int64_t>> out;
+    for (const PolicyEntry& e : profile.per_NB_policy) {
+        std::string arch;
+        if (e.basis == kBasisMeasured && e.evidence) {
+            const Json& evidence = e.evidence->original;
+            if (evidence.is_object() && evidence.contains("architecture") && evidence["architecture"].is_string()) {
+                arch = evidence["architecture"].get<std::string>();
+            } else {
+                const std::string& device = e.evidence->device;  // "NVIDIA H200 (sm_90)"
+                const std::size_t open = device.rfind('(');
+                if (open != std::string::npos && device.back() == ')') arch = device.substr(open + 1, device.size() - open - 2);
+            }
+        } else if (e.basis == kBasisOriginal || e.basis == kBasisImportedFla) {
+            arch = source;
+        }
+        if (!arch.empty()) out[arch].push_back(e.NB);
+    }
+    for (auto& [arch, nbs] : out) std::sort(nbs.begin(), nbs.end());
+    return out;
+}
+
+std::string describePolicyArchitectures(const std::map<std::string, std::vector<std::int64_t>>& architectures) {
+    std::string text;
+    for (const auto& [arch, nbs] : architectures) {
+        std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
+        for (std::int64_t nb : nbs)
+            if (!ranges.empty() && ranges.back().second + 1 == nb) ranges.back().second = nb;
+            else ranges.emplace_back(nb, nb);
+        text += (text.empty() ? "" : ", ") + arch + " (NB " + describeRanges(ranges) + ")";
+    }
+    return text;
+}
 
 ValidationResult validateProfileJson(const Json& document, const std::string& fileName, const ValidationOptions& options) {
     ValidationResult result;

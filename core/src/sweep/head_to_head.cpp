@@ -156,6 +156,59 @@ const ResultRecord* firstReplica(const std::vector<const ResultRecord*>& records
     return nullptr;
 }
 
+// One NB of a head-to-head plan in one regime: the candidate against the baseline, unless an A/A control differed.
+void judgeShape(HeadToHeadReport& report, const SweepPlan& plan, const SweepShape& shape, L2Regime regime,
+                const std::map<ShapeKey, std::vector<const ResultRecord*>>& byShape, const std::string& file,
+                double threshold) {
+    const auto candidate = plan.profileConfigs.find(shape.nb);
+    const auto baseline = plan.baselineConfigs.find(shape.nb);
+    if (candidate == plan.profileConfigs.end() || baseline == plan.baselineConfigs.end())
+        throw Error(file, std::string("line 1, /plan/") + (candidate == plan.profileConfigs.end() ? "profile" : "baseline") +
+                              "/configs",
+                    "has no config for NB " + std::to_string(shape.nb) + ", a shape of the plan");
+    HeadToHeadRow row;
+    row.nb = shape.nb;
+    row.rows = shape.rows;
+    row.l2 = regime;
+    row.candidate = candidate->second;
+    row.baseline = baseline->second;
+    const auto found = byShape.find(ShapeKey{shape.nb, shape.rows, regime});
+    if (found == byShape.end()) {
+        report.rows.push_back(std::move(row));
+        return;
+    }
+    const std::vector<const ResultRecord*>& records = found->second;
+    row.candidateRecord = firstReplica(records, row.candidate);
+    row.baselineRecord = firstReplica(records, row.baseline);
+    if (!row.candidateRecord || !row.baselineRecord) {
+        report.rows.push_back(std::move(row));
+        return;
+    }
+    const ShapeDecision shapeNoise = decideShape(records, threshold);  // its pooled round noise and family size
+    row.rounds = shapeNoise.rounds;
+    // A/A: identical work must never come out FASTER or SLOWER; when it does, nothing at this NB is decided.
+    bool controlFailed = false;
+    for (const ResultRecord* r : records) {
+        if (r->replica == 0 || !(r->config == row.candidate || r->config == row.baseline)) continue;
+        const ResultRecord* base = firstReplica(records, r->config);
+        if (!base) continue;
+        PairedComparison control = comparePairedRecords(*r, *base, shapeNoise);
+        controlFailed = controlFailed || control.verdict == Comparison::Faster || control.verdict == Comparison::Slower;
+        if (control.ratio > 0 && std::abs(std::log(control.ratio)) > std::abs(std::log(row.worstControl)))
+            row.worstControl = control.ratio;
+        row.controls.push_back(std::move(control));
+    }
+    if (row.candidate == row.baseline) {
+        row.verdict = HeadToHeadVerdict::SameConfig;
+        row.paired.verdict = Comparison::Same;
+        row.paired.ratio = row.paired.low = row.paired.high = 1;
+    } else {
+        row.paired = comparePairedRecords(*row.candidateRecord, *row.baselineRecord, shapeNoise);
+        row.verdict = controlFailed ? HeadToHeadVerdict::Noisy : fromPaired(row.paired.verdict);
+    }
+    report.rows.push_back(std::move(row));
+}
+
 }  // namespace
 
 HeadToHeadReport judgeHeadToHead(const ResultsFile& results, double threshold) {
@@ -168,62 +221,16 @@ HeadToHeadReport judgeHeadToHead(const ResultsFile& results, double threshold) {
     report.candidateFile = plan.profileFile;
     report.baselineFile = plan.baselineFile;
     report.threshold = threshold;
+    report.timer = plan.timer;
+    report.regimes = plan.l2Regimes;
 
-    std::map<std::pair<int, std::int64_t>, std::vector<const ResultRecord*>> byShape;
-    for (const ResultRecord& r : results.records)
-        if (r.kind == ResultRecord::Kind::L2Norm && r.m.sampleCount > 0 && std::isfinite(r.m.medianMs))
-            byShape[{r.nb, r.rows}].push_back(&r);
-
+    const auto byShape = l2normRecordsByShape(results);
     for (const SweepShape& shape : plan.shapes) {
-        const auto candidate = plan.profileConfigs.find(shape.nb);
-        const auto baseline = plan.baselineConfigs.find(shape.nb);
-        if (candidate == plan.profileConfigs.end() || baseline == plan.baselineConfigs.end())
-            throw Error(file, std::string("line 1, /plan/") + (candidate == plan.profileConfigs.end() ? "profile" : "baseline") +
-                                  "/configs",
-                        "has no config for NB " + std::to_string(shape.nb) + ", a shape of the plan");
-        HeadToHeadRow row;
-        row.nb = shape.nb;
-        row.rows = shape.rows;
-        row.candidate = candidate->second;
-        row.baseline = baseline->second;
-        const auto found = byShape.find({shape.nb, shape.rows});
-        if (found == byShape.end()) {
-            report.rows.push_back(std::move(row));
-            continue;
-        }
-        const std::vector<const ResultRecord*>& records = found->second;
-        row.candidateRecord = firstReplica(records, row.candidate);
-        row.baselineRecord = firstReplica(records, row.baseline);
-        if (!row.candidateRecord || !row.baselineRecord) {
-            report.rows.push_back(std::move(row));
-            continue;
-        }
-        const ShapeDecision shapeNoise = decideShape(records, threshold);  // its pooled round noise and family size
-        row.rounds = shapeNoise.rounds;
-        // A/A: identical work must never come out FASTER or SLOWER; when it does, nothing at this NB is decided.
-        bool controlFailed = false;
-        for (const ResultRecord* r : records) {
-            if (r->replica == 0 || !(r->config == row.candidate || r->config == row.baseline)) continue;
-            const ResultRecord* base = firstReplica(records, r->config);
-            if (!base) continue;
-            PairedComparison control = comparePairedRecords(*r, *base, shapeNoise);
-            controlFailed = controlFailed || control.verdict == Comparison::Faster || control.verdict == Comparison::Slower;
-            if (control.ratio > 0 && std::abs(std::log(control.ratio)) > std::abs(std::log(row.worstControl)))
-                row.worstControl = control.ratio;
-            row.controls.push_back(std::move(control));
-        }
-        if (row.candidate == row.baseline) {
-            row.verdict = HeadToHeadVerdict::SameConfig;
-            row.paired.verdict = Comparison::Same;
-            row.paired.ratio = row.paired.low = row.paired.high = 1;
-        } else {
-            row.paired = comparePairedRecords(*row.candidateRecord, *row.baselineRecord, shapeNoise);
-            row.verdict = controlFailed ? HeadToHeadVerdict::Noisy : fromPaired(row.paired.verdict);
-        }
-        report.rows.push_back(std::move(row));
+        for (L2Regime regime : plan.l2Regimes) judgeShape(report, plan, shape, regime, byShape, file, threshold);
     }
-    std::sort(report.rows.begin(), report.rows.end(),
-              [](const HeadToHeadRow& a, const HeadToHeadRow& b) { return std::tie(a.nb, a.rows) < std::tie(b.nb, b.rows); });
+    std::sort(report.rows.begin(), report.rows.end(), [](const HeadToHeadRow& a, const HeadToHeadRow& b) {
+        return std::tie(a.nb, a.rows, a.l2) < std::tie(b.nb, b.rows, b.l2);
+    });
     return report;
 }
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "tunescope/base/hashing.hpp"
+#include "tunescope/formats/validation.hpp"
 #include "tunescope/sweep/sweep.hpp"
 
 namespace tunescope {
@@ -29,10 +30,18 @@ std::string evidenceDeviceLabel(const ResultRecord& r, const ResultsHeader& head
     return r.deviceName;
 }
 
-std::string architectureOf(const ResultRecord& r, const ResultsHeader& header) {
+// The header's description of the device a record was measured on (name and backend must match; the index too
+// when one matches it).
+const DeviceInfo* deviceOf(const ResultRecord& r, const ResultsHeader& header) {
+    const DeviceInfo* found = nullptr;
     for (const DeviceInfo& d : header.devices)
-        if (d.backend == r.deviceBackend && d.name == r.deviceName) return d.architecture;
-    return "";
+        if (d.backend == r.deviceBackend && d.name == r.deviceName && (!found || d.index == r.deviceIndex)) found = &d;
+    return found;
+}
+
+std::string architectureOf(const ResultRecord& r, const ResultsHeader& header) {
+    const DeviceInfo* d = deviceOf(r, header);
+    return d ? d->architecture : "";
 }
 
 Json ratiosJson(const std::vector<double>& ratios) {
@@ -70,7 +79,10 @@ MeasuredEvidence evidenceFor(const ResultRecord& chosen, const ShapeDecision& sh
     j["device"] = e.device;
     j["device_identity"] = deviceIdentityOf(chosen, results.header);
     j["backend"] = chosen.deviceBackend;
-    j["cold_l2"] = chosen.coldL2;
+    j["architecture"] = architectureOf(chosen, results.header);
+    j["cold_l2"] = chosen.l2 == L2Regime::Cold;
+    j["l2"] = toString(chosen.l2);
+    j["timer"] = chosen.timer;
     j["rows"] = chosen.rows;
     j["measured_config"] = toJson(fromL2NormConfig(chosen.config));
     j["results_file"] = options.resultsFileName;
@@ -124,27 +136,60 @@ MeasuredEvidence evidenceFor(const ResultRecord& chosen, const ShapeDecision& sh
     return e;
 }
 
-// The usable l2norm records of each NB's decisive shape (the most rows in the bucket), and what measured them.
+// The usable l2norm records of each NB's decisive shape (the most rows in the bucket) in the regime decided on, and
+// what measured them.
 struct MeasuredNbs {
     std::map<int, std::vector<const ResultRecord*>> byNb;
-    std::set<std::string> architectures, backends;
+    std::set<std::string> architectures, backends, timers;
+    L2Regime l2 = L2Regime::Cold;
 };
 
-MeasuredNbs measuredNbs(const ResultsFile& results) {
+bool usableL2Norm(const ResultRecord& r) {
+    return r.kind == ResultRecord::Kind::L2Norm && r.m.sampleCount > 0 && std::isfinite(r.m.medianMs) &&
+           r.m.medianMs > 0;
+}
+
+// The one regime a promote decides on: options.l2, or the only one the results hold. Refuses a mix.
+L2Regime decidedRegime(const ResultsFile& results, const PromoteOptions& options) {
+    std::set<L2Regime> held;
+    for (const ResultRecord& r : results.records)
+        if (usableL2Norm(r)) held.insert(r.l2);
+    if (options.l2) return *options.l2;
+    if (held.size() > 1) {
+        std::string names;
+        for (L2Regime r : held) names += (names.empty() ? "" : " and ") + toString(r);
+        throw PromoteRefused(results.path.string(), "",
+                             "holds records of the L2 regimes " + names +
+                                 "; one decision never mixes regimes: promote one at a time (--l2 cold or --l2 warm)");
+    }
+    return held.empty() ? L2Regime::Cold : *held.begin();
+}
+
+MeasuredNbs measuredNbs(const ResultsFile& results, const PromoteOptions& options) {
+    MeasuredNbs measured;
+    measured.l2 = decidedRegime(results, options);
     std::map<int, std::int64_t> decisiveRows;
     for (const ResultRecord& r : results.records)
-        if (r.kind == ResultRecord::Kind::L2Norm && r.m.sampleCount > 0 && std::isfinite(r.m.medianMs) &&
-            r.m.medianMs > 0)
-            decisiveRows[r.nb] = std::max(decisiveRows[r.nb], r.rows);
-    MeasuredNbs measured;
+        if (usableL2Norm(r) && r.l2 == measured.l2) decisiveRows[r.nb] = std::max(decisiveRows[r.nb], r.rows);
     for (const ResultRecord& r : results.records) {
-        if (r.kind != ResultRecord::Kind::L2Norm || r.m.sampleCount <= 0 || !std::isfinite(r.m.medianMs) ||
-            r.m.medianMs <= 0 || r.rows != decisiveRows[r.nb])
-            continue;
+        if (!usableL2Norm(r) || r.l2 != measured.l2 || r.rows != decisiveRows[r.nb]) continue;
         measured.byNb[r.nb].push_back(&r);
         measured.architectures.insert(architectureOf(r, results.header));
         measured.backends.insert(r.deviceBackend);
+        measured.timers.insert(r.timer);
     }
+    if (measured.timers.size() > 1)
+        throw PromoteRefused(results.path.string(), "",
+                             "holds records of more than one timer (" + *measured.timers.begin() + " and " +
+                                 *measured.timers.rbegin() + "): their times do not compare; measure again with one "
+                                 "--timer");
+    measured.architectures.erase("");
+    if (measured.architectures.size() > 1 && !options.allowMixedArchitectures)
+        throw PromoteRefused(results.path.string(), "",
+                             "was measured on more than one GPU architecture (" + *measured.architectures.begin() +
+                                 ", " + *measured.architectures.rbegin() +
+                                 "); a profile's entries should come from one (--allow-mixed-architectures to promote "
+                                 "anyway)");
     return measured;
 }
 
@@ -252,12 +297,90 @@ void promoteEntry(PolicyEntry& entry, PromoteEntry& decision, const std::vector<
     decision.note = promotionNote(decision, entry, shape, target, foreignArchitecture);
 }
 
+// "13.0" of "CUDA runtime 13.0": the version the runtime block records for CUDA or HIP.
+std::string versionAfter(const std::string& text, const std::string& prefix) {
+    return text.rfind(prefix, 0) == 0 ? text.substr(prefix.size()) : std::string();
+}
+
+// The Triton version(s) of the measured binaries ("unknown" for TuneScope's stand-in kernel and the CPU).
+std::string measuredTritonVersion(const MeasuredNbs& measured) {
+    std::set<std::string> versions;
+    for (const auto& [nb, records] : measured.byNb)
+        for (const ResultRecord* r : records)
+            if (r->kernelSource.is_object() && r->kernelSource.contains("triton_version") &&
+                r->kernelSource["triton_version"].is_string())
+                versions.insert(r->kernelSource["triton_version"].get<std::string>());
+    std::string text;
+    for (const std::string& v : versions) text += (text.empty() ? "" : ", ") + v;
+    return text.empty() ? std::string("unknown") : text;
+}
+
+// The runtime block of where the entries were measured. Members besides the typed ones (gpu, driver, timer, ...)
+// live in `original`, which the model keeps.
+RuntimeVersions measuredRuntime(const MeasuredNbs& measured, const ResultsFile& results, const PromoteOptions& options) {
+    const ResultRecord& first = *measured.byNb.begin()->second.front();
+    DeviceInfo device;
+    if (const DeviceInfo* d = deviceOf(first, results.header)) device = *d;
+    device.backend = first.deviceBackend;
+    device.name = first.deviceName;
+    RuntimeVersions v;
+    v.gpu_arch = device.architecture;
+    const std::string cuda = versionAfter(device.runtimeVersion, "CUDA runtime ");
+    const std::string hip = versionAfter(device.runtimeVersion, "HIP runtime ");
+    if (!cuda.empty()) v.cuda = cuda;
+    if (!hip.empty()) v.hip = hip;
+    v.triton = measuredTritonVersion(measured);
+    v.fla = options.flaVersion.empty() ? std::string("unknown") : options.flaVersion;
+    Json j = Json::object();  // the typed members first, in the seed's order
+    if (v.hip) j["hip"] = *v.hip;
+    if (v.cuda) j["cuda"] = *v.cuda;
+    j["triton"] = v.triton;
+    j["fla"] = v.fla;
+    j["gpu_arch"] = v.gpu_arch;
+    j["gpu"] = device.name;
+    j["backend"] = device.backend;
+    j["driver"] = device.driverVersion;
+    j["runtime_version"] = device.runtimeVersion;
+    j["timer"] = *measured.timers.begin();
+    j["l2"] = toString(measured.l2);
+    j["kernel"] = first.kernelSource.is_object() ? "fla-triton-binaries" : "tunescope-l2norm (stand-in)";
+    j["results_file"] = options.resultsFileName;
+    j["results_sha256"] = options.resultsSha256;
+    j["measured_by"] = "tunescope-cli promote";
+    v.original = std::move(j);
+    return v;
+}
+
+// The profile now says where its entries were measured; what it said before goes to runtime_history (oldest first),
+// with the target it had. The target keeps its text, with where the entries were measured after " | ". False (nothing
+// changed) when the header does not describe the measuring device.
+bool recordProvenance(Profile& profile, const MeasuredNbs& measured, const ResultsFile& results,
+                      const PromoteOptions& options) {
+    if (!deviceOf(*measured.byNb.begin()->second.front(), results.header)) return false;
+    const RuntimeVersions runtime = measuredRuntime(measured, results, options);
+    Json before = Json::object();
+    before["runtime"] = toJson(profile)["runtime"];
+    before["target"] = profile.target;
+    before["replaced_by"] = "promote of " + options.resultsFileName + " (" + options.resultsSha256 + ")";
+    if (!profile.original.is_object()) profile.original = Json::object();
+    Json& history = profile.original["runtime_history"];
+    if (!history.is_array()) history = Json::array();
+    history.push_back(std::move(before));
+    profile.runtime = runtime;
+    const std::string where = " | measured on " + runtime.original["gpu"].get<std::string>() + " (" +
+                              runtime.gpu_arch + "), " + runtime.original["timer"].get<std::string>() + " timer, " +
+                              runtime.original["l2"].get<std::string>() + " L2";
+    const std::size_t cut = profile.target.find(" | measured on ");
+    profile.target = profile.target.substr(0, cut) + where;
+    return true;
+}
+
 }  // namespace
 
 PromoteReport promote(const Profile& profile, const ResultsFile& results, const PromoteOptions& options) {
     PromoteReport report;
     report.profile = profile;
-    const MeasuredNbs measured = measuredNbs(results);
+    const MeasuredNbs measured = measuredNbs(results, options);
     const std::string foreignArchitecture = warnAboutMeasurements(profile, measured, report.warnings);
 
     for (PolicyEntry& entry : report.profile.per_NB_policy) {
@@ -286,6 +409,20 @@ PromoteReport promote(const Profile& profile, const ResultsFile& results, const 
             ++report.promotedCount;
         }
         report.entries.push_back(std::move(decision));
+    }
+    if (report.promotedCount > 0 && !recordProvenance(report.profile, measured, results, options))
+        report.warnings.push_back("the measuring device is not described in the results header, so the profile's "
+                                  "runtime block was left as it was (it does not say where these entries were "
+                                  "measured)");
+    const auto architectures = policyArchitectures(report.profile);
+    if (architectures.size() > 1) {
+        const std::string text = "the promoted profile's entries come from more than one GPU architecture: " +
+                                 describePolicyArchitectures(architectures);
+        if (!options.allowMixedArchitectures)
+            throw PromoteRefused(results.path.string(), "",
+                                 text + "; FLA would load all of them on one GPU. Measure every NB on the target and "
+                                        "promote with --all-bases, or give --allow-mixed-architectures");
+        report.warnings.push_back(text + " (--allow-mixed-architectures)");
     }
     return report;
 }

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -112,6 +113,29 @@ ResultRecord::Kind kindFromJson(const LineReader& r) {
     r.fail("kind", "must be \"l2norm\" or \"copy\", not \"" + kind + "\"");
 }
 
+// The regime and timer of a measurement line, the one place both readers decide them (recordToJson writes them):
+// "l2" must be one of kL2RegimeNames and agree with "cold_l2" (true exactly for cold); "timer" one of kTimerNames.
+// An older line has neither: it is Cold or Hot as cold_l2 says, and its timer is the backend's legacy one. Returns
+// the reason and the member it is about on a bad value.
+struct RegimeAndTimer {
+    bool coldL2 = true;
+    std::optional<std::string> l2, timer;
+};
+std::optional<std::pair<std::string, std::string>> applyRegimeAndTimer(const RegimeAndTimer& in, ResultRecord& rec) {
+    rec.l2 = in.coldL2 ? L2Regime::Cold : L2Regime::Hot;
+    if (in.l2) {
+        if (!l2RegimeFromString(*in.l2, &rec.l2))
+            return std::make_pair(std::string("l2"), "must be \"cold\", \"warm\" or \"hot\", not \"" + *in.l2 + "\"");
+        if ((rec.l2 == L2Regime::Cold) != in.coldL2)
+            return std::make_pair(std::string("l2"), "\"" + *in.l2 + "\" contradicts cold_l2 " + (in.coldL2 ? "true" : "false"));
+    }
+    rec.timer = in.timer ? *in.timer : legacyTimerFor(rec.deviceBackend);
+    if (!isTimerName(rec.timer))
+        return std::make_pair(std::string("timer"),
+                              "must be \"cupti\", \"events\" or \"steady_clock\", not \"" + rec.timer + "\"");
+    return std::nullopt;
+}
+
 ResultRecord recordFromJson(const ReadJson& object, const std::string& file, std::size_t line) {
     LineReader r(object, file, line);
     ResultRecord rec;
@@ -126,7 +150,11 @@ ResultRecord recordFromJson(const ReadJson& object, const std::string& file, std
     rec.profileConfig = r.has("profile_config") ? r.boolean("profile_config") : false;
     rec.baselineConfig = r.has("baseline_config") ? r.boolean("baseline_config") : false;
     deviceTagFromJson(r, &rec.deviceBackend, &rec.deviceIndex, &rec.deviceName);
-    rec.coldL2 = r.boolean("cold_l2");
+    RegimeAndTimer regime;
+    regime.coldL2 = r.boolean("cold_l2");
+    if (r.has("l2")) regime.l2 = r.string("l2");
+    if (r.has("timer")) regime.timer = r.string("timer");
+    if (const auto bad = applyRegimeAndTimer(regime, rec)) r.fail(bad->first, bad->second);
 
     Measurement& m = rec.m;
     const ReadJson& raw = r.field("raw_ms");
@@ -243,6 +271,8 @@ ResultError errorFromJson(const ReadJson& object, const std::string& file, std::
     e.rows = r.integer("rows");
     if (e.kind == ResultRecord::Kind::L2Norm && r.has("config")) e.config = configFromJson(r.field("config"), r);
     e.replica = static_cast<int>(r.integerOr("replica", 0));
+    if (r.has("l2") && !l2RegimeFromString(r.string("l2"), &e.l2))
+        r.fail("l2", "must be \"cold\", \"warm\" or \"hot\"");
     deviceTagFromJson(r, &e.deviceBackend, &e.deviceIndex, &e.deviceName);
     e.message = r.string("message");
     return e;
@@ -309,7 +339,8 @@ public:
         if (!object([&](const std::string& k) { return recordMember(k, rec, seen); })) return false;
         skipWs();
         if (p_ != end_) return false;
-        return seen.complete(rec.kind) && takeRawArrays(rec, seen);
+        // A bad regime or timer: the DOM path names it.
+        return seen.complete(rec.kind) && !applyRegimeAndTimer(seen.regime, rec) && takeRawArrays(rec, seen);
     }
 
 private:
@@ -323,6 +354,7 @@ private:
         std::vector<int> clocks, marks, memClocks;
         std::vector<double> power, temperature, events;
         bool haveClocks = false, haveMarks = false;
+        RegimeAndTimer regime;
 
         bool complete(ResultRecord::Kind recordKind) const {
             if (!(type && kind && nb && rows && device && cold && raw && samples && median && p20 && p80 && min &&
@@ -355,7 +387,9 @@ private:
         if (k == "profile_config") return optionalBool(rec.profileConfig, false);
         if (k == "baseline_config") return optionalBool(rec.baselineConfig, false);
         if (k == "device") return deviceObject(rec, seen);
-        if (k == "cold_l2") return boolValue(rec.coldL2) && (seen.cold = true);
+        if (k == "cold_l2") return boolValue(seen.regime.coldL2) && (seen.cold = true);
+        if (k == "l2") return optionalText(seen.regime.l2);
+        if (k == "timer") return optionalText(seen.regime.timer);
         if (k == "bytes") {
             std::int64_t bytes = 0;
             if (!int64Value(bytes) || bytes < 0) return false;
@@ -595,6 +629,16 @@ private:
         if (literal("false")) return out = false, true;
         return false;
     }
+    bool optionalText(std::optional<std::string>& out) {
+        if (isNull()) {
+            out.reset();
+            return literal("null");
+        }
+        std::string text;
+        if (!string(text)) return false;
+        out = std::move(text);
+        return true;
+    }
     bool optionalBool(bool& out, bool fallback) {
         if (isNull()) {
             out = fallback;
@@ -693,13 +737,35 @@ private:
 
 std::string toString(ResultRecord::Kind kind) { return kind == ResultRecord::Kind::Copy ? "copy" : "l2norm"; }
 
-std::string recordKey(ResultRecord::Kind kind, int nb, std::int64_t rows, const L2NormConfig& config, int replica) {
+std::string recordKey(ResultRecord::Kind kind, int nb, std::int64_t rows, const L2NormConfig& config, int replica,
+                      L2Regime l2) {
     std::string key = toString(kind) + "/nb=" + std::to_string(nb) + "/rows=" + std::to_string(rows);
     if (kind == ResultRecord::Kind::L2Norm)
         key += "/bt=" + std::to_string(config.blockRows) + "/w=" + std::to_string(config.numWarps) +
                "/s=" + std::to_string(config.numStages) + "/ctas=" + std::to_string(config.numCtas);
     if (replica > 0) key += "/rep=" + std::to_string(replica);
+    if (l2 == L2Regime::Warm) key += "/l2=warm";
     return key;
+}
+
+std::map<ShapeKey, std::vector<const ResultRecord*>> l2normRecordsByShape(const ResultsFile& results) {
+    std::map<ShapeKey, std::vector<const ResultRecord*>> byShape;
+    for (const ResultRecord& r : results.records)
+        if (r.kind == ResultRecord::Kind::L2Norm && r.m.sampleCount > 0 && std::isfinite(r.m.medianMs))
+            byShape[shapeKeyOf(r)].push_back(&r);
+    return byShape;
+}
+
+std::set<L2Regime> regimesOf(const ResultsFile& results) {
+    std::set<L2Regime> regimes;
+    for (const ResultRecord& r : results.records) regimes.insert(r.l2);
+    return regimes;
+}
+
+std::set<std::string> timersOf(const ResultsFile& results) {
+    std::set<std::string> timers;
+    for (const ResultRecord& r : results.records) timers.insert(r.timer);
+    return timers;
 }
 
 std::vector<double> roundMedians(const ResultRecord& record, int roundCount) {
@@ -810,7 +876,10 @@ Json recordToJson(const ResultRecord& rec) {
     j["profile_config"] = rec.profileConfig;
     if (rec.baselineConfig) j["baseline_config"] = true;  // head-to-head plans only: other files keep their bytes
     j["device"] = deviceTag(rec.deviceBackend, rec.deviceIndex, rec.deviceName);
-    j["cold_l2"] = rec.coldL2;
+    // The regime and the timer (read back by applyRegimeAndTimer); cold_l2 stays for readers of older versions.
+    j["cold_l2"] = rec.l2 == L2Regime::Cold;
+    j["l2"] = toString(rec.l2);
+    j["timer"] = rec.timer;
     // Non-finite numbers are not JSON: null, read back as +inf (only relNoise can be infinite).
     j["median_ms"] = finiteOrNull(m.medianMs);
     j["p20_ms"] = finiteOrNull(m.p20Ms);
@@ -898,6 +967,7 @@ Json errorToJson(const ResultError& error) {
     j["config"] = error.kind == ResultRecord::Kind::L2Norm ? configToJson(error.config) : Json(nullptr);
     j["device"] = deviceTag(error.deviceBackend, error.deviceIndex, error.deviceName);
     if (error.replica > 0) j["replica"] = error.replica;
+    if (error.l2 != L2Regime::Cold) j["l2"] = toString(error.l2);
     j["message"] = error.message;
     return j;
 }
@@ -1213,7 +1283,7 @@ MergeReport mergeResults(const std::vector<std::filesystem::path>& inputs, const
         for (std::size_t p = 0; p < texts[i].size(); ++p)
             if (texts[i][p] == '\n') starts.push_back(p + 1);
         for (const ResultError& e : files[i].errors) {
-            const std::string key = recordKey(e.kind, e.nb, e.rows, e.config, e.replica);
+            const std::string key = recordKey(e);
             if (measured.count(key) || !erroredKeys.insert(key + "/" + e.message).second) continue;
             const std::size_t s = starts[e.line];
             body += texts[i].substr(s, texts[i].find('\n', s) - s) + "\n";

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace tunescope {
@@ -51,18 +52,19 @@ std::string planKernel(const ResultsFile& file) {
     return "native";  // plans before --kernel measured the stand-in
 }
 
-using Key = std::tuple<int, int, std::int64_t, int, int, int, int>;  // kind, nb, rows, BT, warps, stages, ctas
+// kind, nb, rows, BT, warps, stages, ctas, L2 regime (-1: matched across regimes)
+using Key = std::tuple<int, int, std::int64_t, int, int, int, int, int>;
 
-Key keyOf(const ResultRecord& r) {
+Key keyOf(const ResultRecord& r, bool acrossRegimes) {
     const bool copy = r.kind == ResultRecord::Kind::Copy;
     return {static_cast<int>(r.kind), r.nb, r.rows, copy ? 0 : r.config.blockRows, copy ? 0 : r.config.numWarps,
-            copy ? 0 : r.config.numStages, copy ? 0 : r.config.numCtas};
+            copy ? 0 : r.config.numStages, copy ? 0 : r.config.numCtas, acrossRegimes ? -1 : static_cast<int>(r.l2)};
 }
 
-std::map<Key, const ResultRecord*> index(const ResultsFile& file, std::size_t* duplicates) {
+std::map<Key, const ResultRecord*> index(const ResultsFile& file, bool acrossRegimes, std::size_t* duplicates) {
     std::map<Key, const ResultRecord*> out;
     for (const ResultRecord& record : file.records)
-        if (!out.emplace(keyOf(record), &record).second) ++*duplicates;
+        if (!out.emplace(keyOf(record, acrossRegimes), &record).second) ++*duplicates;
     return out;
 }
 
@@ -70,12 +72,14 @@ std::string firstDevice(const ResultsFile& file) {
     return file.header.devices.empty() ? std::string("unknown device") : file.header.devices.front().name;
 }
 
-// The fastest trustworthy l2norm record per NB.
-std::map<int, const ResultRecord*> winners(const std::map<Key, const ResultRecord*>& records) {
-    std::map<int, const ResultRecord*> out;
+using NbKey = std::pair<int, int>;  // NB, L2 regime (-1: across regimes)
+
+// The fastest trustworthy l2norm record per NB (and regime).
+std::map<NbKey, const ResultRecord*> winners(const std::map<Key, const ResultRecord*>& records) {
+    std::map<NbKey, const ResultRecord*> out;
     for (const auto& [key, record] : records) {
         if (record->kind != ResultRecord::Kind::L2Norm || !isTrustworthy(record->m)) continue;
-        auto [it, inserted] = out.emplace(record->nb, record);
+        auto [it, inserted] = out.emplace(NbKey{record->nb, std::get<7>(key)}, record);
         if (!inserted && record->m.medianMs < it->second->m.medianMs) it->second = record;
     }
     return out;
@@ -91,8 +95,16 @@ RunComparison compareRuns(const ResultsFile& a, const ResultsFile& b, const RunC
     out.deviceB = firstDevice(b);
     out.kernelA = planKernel(a);
     out.kernelB = planKernel(b);
-    const auto recordsA = index(a, &out.duplicatesIgnored);
-    const auto recordsB = index(b, &out.duplicatesIgnored);
+    // Records pair within their regime; two files of one regime each, and different ones, pair across them (a cold
+    // run against a warm one: which config wins where).
+    const std::set<L2Regime> regimesA = regimesOf(a), regimesB = regimesOf(b);
+    const bool acrossRegimes = regimesA.size() == 1 && regimesB.size() == 1 && regimesA != regimesB;
+    if (acrossRegimes)
+        out.acrossRegimes = toString(*regimesA.begin()) + " (A) against " + toString(*regimesB.begin()) + " (B)";
+    out.timerA = timersOf(a).empty() ? std::string() : *timersOf(a).begin();
+    out.timerB = timersOf(b).empty() ? std::string() : *timersOf(b).begin();
+    const auto recordsA = index(a, acrossRegimes, &out.duplicatesIgnored);
+    const auto recordsB = index(b, acrossRegimes, &out.duplicatesIgnored);
 
     double logSum = 0;
     std::size_t logCount = 0;
@@ -108,6 +120,7 @@ RunComparison compareRuns(const ResultsFile& a, const ResultsFile& b, const RunC
         row.nb = ra->nb;
         row.rows = ra->rows;
         row.config = ra->config;
+        row.l2 = ra->l2;
         row.a = ra;
         row.b = rb;
         row.bothTrustworthy = isTrustworthy(ra->m) && isTrustworthy(rb->m);
@@ -137,17 +150,19 @@ RunComparison compareRuns(const ResultsFile& a, const ResultsFile& b, const RunC
     if (logCount > 0) out.geomeanRatio = std::exp(logSum / static_cast<double>(logCount));
 
     const auto winnersA = winners(recordsA), winnersB = winners(recordsB);
-    std::map<int, RunComparisonNb> perNb;
+    std::map<NbKey, RunComparisonNb> perNb;
     for (const auto& [nb, record] : winnersA) {
         perNb[nb].winnerA = record->config;
         perNb[nb].winnerAMedianMs = record->m.medianMs;
+        perNb[nb].l2 = record->l2;
     }
     for (const auto& [nb, record] : winnersB) {
         perNb[nb].winnerB = record->config;
         perNb[nb].winnerBMedianMs = record->m.medianMs;
+        if (!winnersA.count(nb)) perNb[nb].l2 = record->l2;
     }
     for (auto& [nb, summary] : perNb) {
-        summary.nb = nb;
+        summary.nb = nb.first;
         if (!summary.winnerA || !summary.winnerB) {
             summary.winnerChangeVerdict = Comparison::Ambiguous;
             out.perNb.push_back(summary);
@@ -160,7 +175,7 @@ RunComparison compareRuns(const ResultsFile& a, const ResultsFile& b, const RunC
             // A's winner as B measured it: same shape (rows) as B's winner, A's config.
             ResultRecord probe = *bestB;
             probe.config = *summary.winnerA;
-            const auto found = recordsB.find(keyOf(probe));
+            const auto found = recordsB.find(keyOf(probe, acrossRegimes));
             if (found != recordsB.end() && isTrustworthy(found->second->m)) {
                 summary.regretOfAWinnerOnB = found->second->m.medianMs / bestB->m.medianMs - 1.0;
                 summary.winnerChangeVerdict = compareMeasurements(bestB->m, found->second->m, options.compare).verdict;
@@ -175,11 +190,12 @@ RunComparison compareRuns(const ResultsFile& a, const ResultsFile& b, const RunC
     }
 
     // Rank agreement per NB, over the trustworthy l2norm pairs of the NB's most measured shape.
-    std::map<int, std::map<std::int64_t, std::vector<const RunComparisonRow*>>> pairsByShape;
+    std::map<NbKey, std::map<std::int64_t, std::vector<const RunComparisonRow*>>> pairsByShape;
     for (const RunComparisonRow& row : out.rows)
-        if (row.kind == ResultRecord::Kind::L2Norm && row.bothTrustworthy) pairsByShape[row.nb][row.rows].push_back(&row);
+        if (row.kind == ResultRecord::Kind::L2Norm && row.bothTrustworthy)
+            pairsByShape[{row.nb, acrossRegimes ? -1 : static_cast<int>(row.l2)}][row.rows].push_back(&row);
     for (RunComparisonNb& summary : out.perNb) {
-        const auto found = pairsByShape.find(summary.nb);
+        const auto found = pairsByShape.find({summary.nb, acrossRegimes ? -1 : static_cast<int>(summary.l2)});
         if (found == pairsByShape.end()) continue;
         const std::vector<const RunComparisonRow*>* pairs = nullptr;
         for (const auto& [rows, list] : found->second)

@@ -103,7 +103,21 @@ SweepPlan planFromHeader(const ResultsHeader& header, const std::string& file) {
     (void)r.field("profile");  // required (null when the sweep had no --profile)
     readPolicy("profile", plan.profileConfigs, plan.profileFile, plan.profileSha256);
     readPolicy("baseline", plan.baselineConfigs, plan.baselineFile, plan.baselineSha256);
-    plan.coldL2 = r.boolean("cold_l2");
+    // The regimes ("l2", else cold or hot as cold_l2 says) and the timer ("timer", else the backend's legacy one).
+    plan.l2Regimes = {r.boolean("cold_l2") ? L2Regime::Cold : L2Regime::Hot};
+    if (r.json().contains("l2")) {
+        const Json& regimes = r.field("l2");
+        if (!regimes.is_array() || regimes.empty()) r.fail("l2", "must be a list of L2 regimes");
+        plan.l2Regimes.clear();
+        for (const Json& name : regimes) {
+            L2Regime regime = L2Regime::Cold;
+            if (!name.is_string() || !l2RegimeFromString(name.get<std::string>(), &regime))
+                r.fail("l2", "must hold only \"cold\", \"warm\" or \"hot\"");
+            plan.l2Regimes.push_back(regime);
+        }
+    }
+    plan.timer = r.json().contains("timer") ? r.text("timer") : legacyTimerFor(plan.backend);
+    if (!isTimerName(plan.timer)) r.fail("timer", "must be \"cupti\", \"events\" or \"steady_clock\"");
     const PlanReader rule = r.child("stopping_rule");
     plan.rule.warmupSamples = rule.smallInt("warmup_samples");
     plan.rule.warmupMinTimeMs = rule.number("warmup_min_time_ms");
@@ -203,7 +217,7 @@ ShardAudit auditShards(const std::vector<std::filesystem::path>& inputs, int exp
         status.missing = status.planned - status.measured;
         std::set<std::string> failedKeys;
         for (const ResultError& e : results.errors) {
-            const std::string key = recordKey(e.kind, e.nb, e.rows, e.config);
+            const std::string key = recordKey(e);
             if (planned.count(key) && !measured.count(key) && failedKeys.insert(key).second && status.firstError.empty())
                 status.firstError = key + ": " + e.message;
         }

@@ -207,6 +207,50 @@ void validatePlan(const SweepPlan& plan, const std::vector<const Device*>& devic
     if (plan.replicas < 1 || plan.replicas > 16) throw Error("", "", "--aa-replicas must be between 1 and 16");
     if (!(plan.raceMargin >= 0) || !std::isfinite(plan.raceMargin))
         throw Error("", "", "--race-margin must be a number >= 0");
+    const std::vector<L2Regime>& regimes = plan.l2Regimes;
+    const bool coldAndWarm = regimes == std::vector<L2Regime>{L2Regime::Cold, L2Regime::Warm};
+    if (regimes.size() != 1 && !coldAndWarm)
+        throw Error("", "", "a plan measures one L2 regime (cold, warm or hot) or cold and warm (--l2 both), not " +
+                                describeL2Regimes(regimes));
+    if (plan.timer != "auto" && !isTimerName(plan.timer))
+        throw Error("", "", "--timer must be auto, cupti, events or steady_clock (got '" + plan.timer + "')");
+}
+
+std::vector<L2Regime> parseL2Regimes(const std::string& text) {
+    if (text == "both") return {L2Regime::Cold, L2Regime::Warm};
+    L2Regime regime = L2Regime::Cold;
+    if (!l2RegimeFromString(text, &regime))
+        throw Error("", "", "--l2 must be cold, warm, both or hot (got '" + text + "')");
+    return {regime};
+}
+
+std::string describeL2Regimes(const std::vector<L2Regime>& regimes) {
+    std::string text;
+    for (L2Regime r : regimes) text += (text.empty() ? "" : "+") + toString(r);
+    return text.empty() ? std::string("none") : text;
+}
+
+TimerOption resolvePlanTimer(SweepPlan& plan, const std::vector<Device*>& devices) {
+    if (devices.empty()) throw Error("", "", "the sweep has no device to run on");
+    TimerOption chosen;
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+        const std::string name = devices[i]->useTimer(plan.timer);
+        if (i > 0 && name != chosen.name)
+            throw Error("", "", deviceLabel(devices[i]->info()) + " would time with " + name + " and " +
+                                    deviceLabel(devices.front()->info()) + " with " + chosen.name +
+                                    ": one sweep uses one timer (give --timer)");
+        for (const TimerOption& option : devices[i]->timers())
+            if (option.name == name) chosen = option;
+        chosen.name = name;
+    }
+    // Why the default is not the kernel-duration timer, when it is not: the note of the first option left out.
+    if (plan.timer == "auto")
+        for (const TimerOption& option : devices.front()->timers()) {
+            if (option.name == chosen.name) break;
+            if (!option.available) chosen.note += (chosen.note.empty() ? "" : "; ") + option.name + ": " + option.note;
+        }
+    plan.timer = chosen.name;
+    return chosen;
 }
 
 namespace {
@@ -268,7 +312,16 @@ Json planJson(const SweepPlan& plan, bool forHash) {
         baseline["configs"] = std::move(configs);
         j["baseline"] = std::move(baseline);
     }
-    j["cold_l2"] = plan.coldL2;
+    // cold_l2 as before (true when the first regime is cold); "l2" only where it says more than cold_l2 (warm, or
+    // cold and warm), and "timer" only where it is not the backend's legacy one: plans that older versions could
+    // write keep their hashes (resume, merge).
+    j["cold_l2"] = !plan.l2Regimes.empty() && plan.l2Regimes.front() == L2Regime::Cold;
+    if (plan.l2Regimes != std::vector<L2Regime>{L2Regime::Cold} && plan.l2Regimes != std::vector<L2Regime>{L2Regime::Hot}) {
+        Json regimes = Json::array();
+        for (L2Regime r : plan.l2Regimes) regimes.push_back(toString(r));
+        j["l2"] = std::move(regimes);
+    }
+    if (plan.timer != "auto" && plan.timer != legacyTimerFor(plan.backend)) j["timer"] = plan.timer;
     j["stopping_rule"] = ruleToJson(plan.rule);
     if (plan.kernel != "native") addTritonPlanJson(j, plan, forHash);
     j["eps"] = static_cast<double>(plan.eps);
@@ -293,54 +346,66 @@ Json planToJson(const SweepPlan& plan) { return planJson(plan, false); }
 
 std::string planHash(const SweepPlan& plan) { return sha256Hex(planJson(plan, true).dump()); }
 
+namespace {
+
+// One shape's items in one regime, in plan order (planItems).
+void addShapeItems(const SweepPlan& plan, std::size_t s, L2Regime regime, std::vector<SweepItem>& items) {
+    const SweepShape& shape = plan.shapes[s];
+    const auto profile = plan.profileConfigs.find(shape.nb);
+    if (plan.measureCopy) {
+        SweepItem copy;
+        copy.kind = ResultRecord::Kind::Copy;
+        copy.shapeIndex = s;
+        copy.l2 = regime;
+        copy.key = recordKey(copy.kind, shape.nb, shape.rows, {}, 0, regime);
+        items.push_back(std::move(copy));
+    }
+    const auto baseline = plan.baselineConfigs.find(shape.nb);
+    const auto add = [&](const L2NormConfig& config, bool inGrid, bool profileConfig, bool baselineConfig) {
+        for (int replica = 0; replica < plan.replicas; ++replica) {
+            SweepItem item;
+            item.kind = ResultRecord::Kind::L2Norm;
+            item.shapeIndex = s;
+            item.config = config;
+            item.inGrid = inGrid;
+            item.profileConfig = profileConfig && replica == 0;
+            item.baselineConfig = baselineConfig && replica == 0;
+            item.replica = replica;
+            item.l2 = regime;
+            item.key = recordKey(item.kind, shape.nb, shape.rows, config, replica, regime);
+            items.push_back(std::move(item));
+        }
+    };
+    const auto isProfile = [&](const L2NormConfig& c) {
+        return profile != plan.profileConfigs.end() && profile->second == c;
+    };
+    const auto isBaseline = [&](const L2NormConfig& c) {
+        return baseline != plan.baselineConfigs.end() && baseline->second == c;
+    };
+    bool profileInGrid = false, baselineListed = false;
+    for (const L2NormConfig& c : plan.grid) {
+        profileInGrid = profileInGrid || isProfile(c);
+        baselineListed = baselineListed || isBaseline(c);
+        add(c, true, isProfile(c), isBaseline(c));
+    }
+    if (profile != plan.profileConfigs.end() && !profileInGrid) {
+        baselineListed = baselineListed || isBaseline(profile->second);
+        add(profile->second, false, true, isBaseline(profile->second));
+    }
+    if (baseline != plan.baselineConfigs.end() && !baselineListed) add(baseline->second, false, false, true);
+}
+
+}  // namespace
+
 std::vector<SweepItem> planItems(const SweepPlan& plan) {
     std::vector<SweepItem> items;
     for (std::size_t s = 0; s < plan.shapes.size(); ++s) {
         if (static_cast<int>(s % static_cast<std::size_t>(plan.shard.count)) != plan.shard.index) continue;
-        const SweepShape& shape = plan.shapes[s];
-        const auto profile = plan.profileConfigs.find(shape.nb);
-        if (plan.measureCopy) {
-            SweepItem copy;
-            copy.kind = ResultRecord::Kind::Copy;
-            copy.shapeIndex = s;
-            copy.key = recordKey(copy.kind, shape.nb, shape.rows, {});
-            items.push_back(std::move(copy));
-        }
-        const auto baseline = plan.baselineConfigs.find(shape.nb);
-        const auto add = [&](const L2NormConfig& config, bool inGrid, bool profileConfig, bool baselineConfig) {
-            for (int replica = 0; replica < plan.replicas; ++replica) {
-                SweepItem item;
-                item.kind = ResultRecord::Kind::L2Norm;
-                item.shapeIndex = s;
-                item.config = config;
-                item.inGrid = inGrid;
-                item.profileConfig = profileConfig && replica == 0;
-                item.baselineConfig = baselineConfig && replica == 0;
-                item.replica = replica;
-                item.key = recordKey(item.kind, shape.nb, shape.rows, config, replica);
-                items.push_back(std::move(item));
-            }
-        };
-        const auto isProfile = [&](const L2NormConfig& c) {
-            return profile != plan.profileConfigs.end() && profile->second == c;
-        };
-        const auto isBaseline = [&](const L2NormConfig& c) {
-            return baseline != plan.baselineConfigs.end() && baseline->second == c;
-        };
-        bool profileInGrid = false, baselineListed = false;
-        for (const L2NormConfig& c : plan.grid) {
-            profileInGrid = profileInGrid || isProfile(c);
-            baselineListed = baselineListed || isBaseline(c);
-            add(c, true, isProfile(c), isBaseline(c));
-        }
-        if (profile != plan.profileConfigs.end() && !profileInGrid) {
-            baselineListed = baselineListed || isBaseline(profile->second);
-            add(profile->second, false, true, isBaseline(profile->second));
-        }
-        if (baseline != plan.baselineConfigs.end() && !baselineListed) add(baseline->second, false, false, true);
+        for (L2Regime regime : plan.l2Regimes) addShapeItems(plan, s, regime, items);
     }
     return items;
 }
+
 
 std::vector<std::size_t> roundOrder(const SweepPlan& plan, std::size_t shapeIndex, int round, std::size_t count) {
     std::vector<std::size_t> order(count);
@@ -553,7 +618,7 @@ std::set<std::size_t> completeShapes(const ResultsFile& existing, const std::vec
     std::map<std::string, std::vector<std::size_t>> linesByKey;
     for (const ResultRecord& r : existing.records) linesByKey[recordKey(r)].push_back(r.line);
     for (const ResultError& e : existing.errors)
-        linesByKey[recordKey(e.kind, e.nb, e.rows, e.config, e.replica)].push_back(e.line);
+        linesByKey[recordKey(e)].push_back(e.line);
     std::map<std::size_t, std::vector<const SweepItem*>> byShape;
     for (const SweepItem& item : items) byShape[item.shapeIndex].push_back(&item);
     std::set<std::size_t> done;
@@ -696,7 +761,7 @@ private:
             const auto warmStart = std::chrono::steady_clock::now();
             while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - warmStart).count() <
                    options_.deviceWarmupMs) {
-                warm->beforeSample(false);
+                warm->beforeSample(L2Regime::Hot);
                 (void)warm->timeSampleMs();
             }
         } catch (const std::exception& e) {
@@ -738,7 +803,7 @@ private:
             std::unique_ptr<TimedWork> work = makeWork(device_, plan_, item);
             MeasureContext context;
             context.referenceClockMHz = referenceClock_;
-            Measurement m = measure(*work, plan_.rule, plan_.coldL2, context);
+            Measurement m = measure(*work, plan_.rule, item.l2, context);
             referenceClock_ = std::max(referenceClock_, m.referenceClockMHz);
             slot.bytes = work->bytesMoved();
             RoundSummary summary;
@@ -767,17 +832,20 @@ private:
         report(*slot.item, round, nullptr, slot.error);
     }
 
-    // Racing: after round 1, configs clearly slower than the round's best need no more rounds: their median's
-    // interval lies above the best's interval by more than the race margin (on a noisy machine the intervals are
-    // wide and few configs leave).
+    // Racing: after round 1, configs clearly slower than the round's best in their regime need no more rounds: their
+    // median's interval lies above the best's interval by more than the race margin (on a noisy machine the intervals
+    // are wide and few configs leave).
     void raceOut(std::vector<Slot>& slots) const {
-        const Measurement* best = nullptr;
-        for (const Slot& slot : slots)
+        std::map<L2Regime, const Measurement*> bestOf;
+        for (const Slot& slot : slots) {
+            const Measurement*& best = bestOf[slot.item->l2];
             if (slot.active && slot.item->kind == ResultRecord::Kind::L2Norm && !slot.rounds.empty() &&
                 (!best || slot.rounds.back().medianMs < best->medianMs))
                 best = &slot.rounds.back();
-        const double bar = best ? best->ciHighMs * (1 + plan_.raceMargin) : std::numeric_limits<double>::infinity();
+        }
         for (Slot& slot : slots) {
+            const Measurement* best = bestOf[slot.item->l2];
+            const double bar = best ? best->ciHighMs * (1 + plan_.raceMargin) : std::numeric_limits<double>::infinity();
             // The policies' own configs (and their replicas) are what a decision is about.
             if (!slot.active || slot.item->kind != ResultRecord::Kind::L2Norm || slot.item->profileConfig ||
                 slot.item->baselineConfig || !slot.item->inGrid || slot.rounds.empty() ||
@@ -804,7 +872,7 @@ private:
     void writeBlock(std::vector<Slot>& slots) {
         std::vector<Json> lines;
         std::vector<ResultRecord> written;
-        double copyGbps = -1;
+        std::map<L2Regime, double> copyGbps;  // each regime's own ceiling
         std::size_t measuredItems = 0, failedItems = 0, racedItems = 0;
         std::vector<std::size_t> writeOrder;
         for (std::size_t i = 0; i < slots.size(); ++i)
@@ -824,10 +892,10 @@ private:
             rec.bytes = slot.bytes;
             rec.gbps = gbpsOf(rec.bytes, rec.m.medianMs);
             if (rec.kind == ResultRecord::Kind::Copy) {
-                copyGbps = rec.gbps;
-            } else if (copyGbps > 0) {
-                rec.copyGbps = copyGbps;
-                rec.fractionOfCopy = rec.gbps / copyGbps;
+                copyGbps[rec.l2] = rec.gbps;
+            } else if (const auto copy = copyGbps.find(rec.l2); copy != copyGbps.end() && copy->second > 0) {
+                rec.copyGbps = copy->second;
+                rec.fractionOfCopy = rec.gbps / copy->second;
             }
             lines.push_back(recordToJson(rec));
             written.push_back(std::move(rec));
@@ -859,7 +927,8 @@ private:
         rec.deviceBackend = info_.backend;
         rec.deviceIndex = info_.index;
         rec.deviceName = info_.name;
-        rec.coldL2 = plan_.coldL2;
+        rec.l2 = item.l2;
+        rec.timer = device_.timer();
         if (item.kind == ResultRecord::Kind::L2Norm && plan_.kernel == "triton" && plan_.triton)
             rec.kernelSource = tritonKernelSourceJson(requireTritonVariant(*plan_.triton, item.config, shape.nb));
         return rec;
@@ -873,6 +942,7 @@ private:
         e.rows = shape.rows;
         e.config = item.config;
         e.replica = item.replica;
+        e.l2 = item.l2;
         e.deviceBackend = info_.backend;
         e.deviceIndex = info_.index;
         e.deviceName = info_.name;
@@ -936,9 +1006,11 @@ void runWorkers(SweepRun& run, const std::vector<Device*>& devices) {
 
 }  // namespace
 
-SweepOutcome runSweep(const SweepPlan& plan, const std::vector<Device*>& devices, const SweepOptions& options) {
+SweepOutcome runSweep(const SweepPlan& requested, const std::vector<Device*>& devices, const SweepOptions& options) {
     if (devices.empty()) throw Error("", "", "the sweep has no device to run on");
-    validatePlan(plan, std::vector<const Device*>(devices.begin(), devices.end()));
+    validatePlan(requested, std::vector<const Device*>(devices.begin(), devices.end()));
+    SweepPlan plan = requested;  // with the timer the devices use: the header, its hash and every record say it
+    resolvePlanTimer(plan, devices);
     const std::string outName = options.out.string();
     if (outName.empty()) throw Error("", "", "the sweep needs a results file (--out)");
     if (std::filesystem::is_directory(options.out)) throw Error(outName, "", "is a folder, not a results file");
@@ -1055,6 +1127,16 @@ bool tieRuleBefore(const L2NormConfig& a, const L2NormConfig& b) {
 ShapeDecision decideShape(const std::vector<const ResultRecord*>& records, double threshold) {
     ShapeDecision d;
     d.threshold = threshold;
+    // One regime and one timer per decision: a warm time against a cold one, or an event time against a kernel
+    // duration, says nothing about the configs.
+    for (const ResultRecord* r : records) {
+        if (r->l2 != records.front()->l2)
+            throw Error("", "", "NB " + std::to_string(r->nb) + ": a decision over records of two L2 regimes (" +
+                                    toString(records.front()->l2) + " and " + toString(r->l2) + ")");
+        if (r->timer != records.front()->timer)
+            throw Error("", "", "NB " + std::to_string(r->nb) + ": a decision over records of two timers (" +
+                                    records.front()->timer + " and " + r->timer + ")");
+    }
     std::vector<std::vector<double>> series;
     for (const ResultRecord* r : records) {
         if (r->kind != ResultRecord::Kind::L2Norm || r->m.sampleCount <= 0 || !std::isfinite(r->m.medianMs) ||
@@ -1143,17 +1225,14 @@ QueuePositionEffect queuePositionEffect(const std::vector<const ResultRecord*>& 
 
 std::vector<RegretRow> computeRegret(const ResultsFile& results, const std::map<int, L2NormConfig>& policy,
                                      double threshold) {
-    std::map<std::pair<int, std::int64_t>, std::vector<const ResultRecord*>> byShape;
-    for (const ResultRecord& r : results.records)
-        if (r.kind == ResultRecord::Kind::L2Norm && r.m.sampleCount > 0 && std::isfinite(r.m.medianMs))
-            byShape[{r.nb, r.rows}].push_back(&r);
     std::vector<RegretRow> rows;
-    for (const auto& [shape, records] : byShape) {
-        const auto it = policy.find(shape.first);
+    for (const auto& [shape, records] : l2normRecordsByShape(results)) {
+        const auto it = policy.find(shape.nb);
         if (it == policy.end()) continue;
         RegretRow row;
-        row.nb = shape.first;
-        row.rows = shape.second;
+        row.nb = shape.nb;
+        row.rows = shape.rows;
+        row.l2 = shape.l2;
         row.policyConfig = it->second;
         const ShapeDecision decision = decideShape(records, threshold);
         row.best = decision.fastest;

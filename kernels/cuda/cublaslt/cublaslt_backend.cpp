@@ -224,7 +224,7 @@ public:
     CublasLtWork(CublasLtBackend& backend, const RawAlgo& raw, std::uint64_t workspaceBytes)
         : backend_(backend), algo_(fromRaw(raw)), workspaceBytes_(workspaceBytes) {}
     void launch() override;
-    void beforeSample(bool coldL2) override;
+    void beforeSample(L2Regime regime) override;
     double timeSampleMs() override;
     int lastSmClockMHz() const override { return lastClock_; }
     std::uint64_t bytesMoved() const override;
@@ -1031,8 +1031,9 @@ void CublasLtWork::launch() {
     checkCuda(cudaStreamSynchronize(backend_.stream()), "cublasLtMatmul (warm-up launch)");
 }
 
-void CublasLtWork::beforeSample(bool coldL2) {
-    if (coldL2) set_ = (set_ + 1) % backend_.rotatingCount();
+void CublasLtWork::beforeSample(L2Regime regime) {
+    // Cold: the next rotating input set (together several times the L2); the explorer has no warm producer.
+    if (regime == L2Regime::Cold) set_ = (set_ + 1) % backend_.rotatingCount();
 }
 
 double CublasLtWork::timeSampleMs() {

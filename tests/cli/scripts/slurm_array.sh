@@ -112,6 +112,8 @@ export TS_CLI=$cli TS_BACKEND=cpu TS_RESULTS=$work/results
 export TS_SWEEP_ARGS="--hot --nb 14-19 --rows-per-nb 2048 --bt 8,16,32 --warps 1,2 --stages 2,3 --noise 1
  --min-samples 5 --min-time 100 --timeout 2000 --device-warmup 0"
 export TS_PROFILE=$src/profiles/fla-l2norm-gfx942-profile.json TS_PROMOTED=$work/results/promoted.json
+# CPU timings promoted into a gfx942 profile beside its production choices: two architectures, on purpose here.
+export TS_PROMOTE_ARGS="--allow-mixed-architectures"
 export TS_MERGE_SBATCH_ARGS="--output=$work/logs/merge-%j.log"
 wait_done() {  # until none of the jobs is pending, running or completing (at most $2 s)
     local deadline=$((SECONDS + $2))
@@ -198,13 +200,13 @@ copies=$(grep -c '^copy ' <<< "$keys")
 "$cli" merge --expect-shards 3 "$work/results/shard-2-of-3.jsonl" "$work/results/shard-1-of-3.jsonl" \
     "$work/results/shard-0-of-3.jsonl" --out "$work/local-merged.jsonl" > /dev/null || fail "the local merge failed"
 "$cli" promote "$TS_PROFILE" --results "$work/local-merged.jsonl" --out "$work/local-promoted.json" \
-    > "$work/local-promote.out" 2> /dev/null || fail "the local promote failed"
+    $TS_PROMOTE_ARGS > "$work/local-promote.out" 2> /dev/null || fail "the local promote failed"
 grep '^NB ' <<< "$merge_log" > "$work/slurm-decisions.txt"
 grep '^NB ' "$work/local-promote.out" > "$work/local-decisions.txt"
 [ -s "$work/slurm-decisions.txt" ] || fail "the merge job printed no promote decisions"
 diff "$work/slurm-decisions.txt" "$work/local-decisions.txt" || fail "promote decided differently on the same measurements"
 # ... and the promoted profiles differ only in where the evidence came from (file digest and line numbers).
-strip() { sed -E 's/"results_(sha256|line|file)": *("[^"]*"|[0-9]+)//g' "$1"; }
+strip() { sed -E -e 's/"results_(sha256|line|file)": *("[^"]*"|[0-9]+)//g' -e 's/"replaced_by": *"[^"]*"//g' "$1"; }
 diff <(strip "$TS_PROMOTED") <(strip "$work/local-promoted.json") > /dev/null ||
     fail "the promoted profiles differ beyond the evidence's file, digest and lines"
 # The explore templates: two GEMM shapes, one per task, and the summary after both (afterany). Without a CUDA GPU

@@ -71,14 +71,69 @@ struct SampleConditions {
     long long clockEventReasons = -1;
 };
 
+// What the L2 holds when a sample starts (docs/sweep.md, "L2 regimes"). Plugins link none of the core, so the names
+// and their reader are inline here; readers of files refuse any other name (one list: kL2RegimeNames).
+enum class L2Regime {
+    Cold,  // flushed: a buffer several times the L2 written then read (no useful line, no dirty line left)
+    Warm,  // a producer kernel wrote the input right before (as after the layer that made it in a model)
+    Hot,   // nothing in between: whatever the previous sample of the same work left (the old --hot)
+};
+inline constexpr const char* kL2RegimeNames[] = {"cold", "warm", "hot"};
+inline std::string toString(L2Regime regime) { return kL2RegimeNames[static_cast<int>(regime)]; }
+inline bool l2RegimeFromString(const std::string& text, L2Regime* out) {
+    for (int i = 0; i < 3; ++i)
+        if (text == kL2RegimeNames[i]) {
+            *out = static_cast<L2Regime>(i);
+            return true;
+        }
+    return false;
+}
+
+// The clocks a sample can be timed with (docs/sweep.md, "Timers"); records name theirs with these words.
+inline constexpr const char* kTimerCupti = "cupti";           // CUPTI activity records: the kernel's own GPU start/end
+inline constexpr const char* kTimerEvents = "events";         // CUDA/HIP events recorded around the launch
+inline constexpr const char* kTimerSteadyClock = "steady_clock";  // the CPU backend: std::chrono around the call
+inline constexpr const char* kTimerNames[] = {kTimerCupti, kTimerEvents, kTimerSteadyClock};
+inline bool isTimerName(const std::string& text) {
+    for (const char* name : kTimerNames)
+        if (text == name) return true;
+    return false;
+}
+// What a file written before timers were recorded was timed with: steady_clock on the CPU, device events elsewhere.
+inline std::string legacyTimerFor(const std::string& backend) { return backend == "cpu" ? kTimerSteadyClock : kTimerEvents; }
+
+// One timer a device offers: whether it works here and, when not, why (shown to the user).
+struct TimerOption {
+    std::string name;      // one of kTimerNames
+    bool available = true;
+    std::string note;      // what it measures, or why it is not available
+};
+// The timer `requested` names among `options` ("auto": the first available one). Throws Error naming why not.
+inline const TimerOption& chooseTimer(const std::vector<TimerOption>& options, const std::string& requested) {
+    std::string offered;
+    for (const TimerOption& option : options) {
+        if (requested == "auto" ? option.available : option.name == requested) {
+            if (option.available) return option;
+            throw Error("", "", "--timer " + requested + " is not available here: " + option.note);
+        }
+        offered += (offered.empty() ? "" : ", ") + option.name;
+    }
+    throw Error("", "", requested == "auto" ? std::string("no timer is available on this device")
+                                            : "--timer " + requested + " is not offered by this device (it has: " +
+                                                  offered + ")");
+}
+
 // Something timed repeatedly on one device: one kernel launch (or copy, or GEMM) per sample.
 class TimedWork {
 public:
     virtual ~TimedWork() = default;
-    // Untimed preparation before each sample. Cold: write then read a buffer of at least twice the L2, so that
-    // no dirty line's write-back lands in the next sample (shared/reference/h200-cold-l2-flush.md).
-    virtual void beforeSample(bool coldL2) = 0;
-    // One sample in milliseconds, bracketed by device events (steady_clock on the CPU). Throws on device errors.
+    // Untimed preparation before each sample, queued ahead of it: Cold writes then reads a buffer of at least twice
+    // the L2, so that no dirty line's write-back lands in the next sample (shared/reference/h200-cold-l2-flush.md);
+    // Warm has a producer write the work's input with the same values (the L2 then holds it, dirty, as after the
+    // layer that produced it); Hot does nothing. A work that has no producer treats Warm as Hot (the default).
+    virtual void beforeSample(L2Regime regime) = 0;
+    // One sample in milliseconds, by the device's timer (Device::timer: device events around the launch, the
+    // kernel's own CUPTI record, steady_clock on the CPU). Throws on device errors.
     virtual double timeSampleMs() = 0;
     // The SM clock read around the last sample, or -1 when the driver does not tell.
     virtual int lastSmClockMHz() const { return -1; }
@@ -90,14 +145,14 @@ public:
     }
     // Bytes read + written by one sample, for achieved bandwidth.
     virtual std::uint64_t bytesMoved() const = 0;
-    // `count` samples queued back to back with no wait in between (each with its flush when cold): the device
+    // `count` samples queued back to back with no wait in between (each with its preparation): the device
     // keeps working while the host queues the next, as under Triton's do_bench and in production, where the host
     // runs ahead of the GPU (docs/sweep.md, "Pipelined samples"). Appends one time and one conditions entry
     // per sample (conditions read once, after the batch). This default runs them one at a time (added in ABI 4).
-    virtual void timeSamplesMs(int count, bool coldL2, std::vector<double>& samplesMs,
+    virtual void timeSamplesMs(int count, L2Regime regime, std::vector<double>& samplesMs,
                                std::vector<SampleConditions>& conditions) {
         for (int i = 0; i < count; ++i) {
-            beforeSample(coldL2);
+            beforeSample(regime);
             samplesMs.push_back(timeSampleMs());
             conditions.push_back(lastConditions());
         }
@@ -148,6 +203,16 @@ public:
     virtual std::unique_ptr<TimedWork> tritonL2NormWork(const TritonKernelBinary& binary, float eps);
     virtual void runTritonL2Norm(const TritonKernelBinary& binary, std::span<const std::uint16_t> x,
                                  std::span<std::uint16_t> y, std::span<float> rstd, float eps);
+
+    // The timers this device offers, its default first (added in ABI 5). The default: device events only.
+    virtual std::vector<TimerOption> timers() const {
+        return {{kTimerEvents, true, "device events recorded around each launch"}};
+    }
+    // Works made after this call time their samples with `name` ("auto": the first available of timers()). Returns
+    // the timer chosen; throws Error naming why when it is not available here.
+    virtual std::string useTimer(const std::string& name) { return chooseTimer(timers(), name).name; }
+    // The timer works made now use (the name records carry).
+    virtual std::string timer() const { return chooseTimer(timers(), "auto").name; }
 };
 
 // The defaults of the Triton entry points (inline: plugins link none of the core's code).
@@ -192,7 +257,8 @@ inline constexpr const char* kCreateBackendSymbol = "tunescope_create_backend";
 // refused with a clear reason instead of crashing. Bump when Device, Backend or TimedWork change shape.
 using PluginAbiFn = int (*)();
 inline constexpr const char* kPluginAbiSymbol = "tunescope_plugin_abi";
-// 2: TimedWork::lastConditions; 3: the Triton binary entry points; 4: TimedWork::timeSamplesMs (pipelined samples)
-inline constexpr int kPluginAbiVersion = 4;
+// 2: TimedWork::lastConditions; 3: the Triton binary entry points; 4: TimedWork::timeSamplesMs (pipelined samples);
+// 5: L2Regime in beforeSample/timeSamplesMs (the warm regime), Device::timers/useTimer/timer (the CUPTI timer)
+inline constexpr int kPluginAbiVersion = 5;
 
 }  // namespace tunescope

@@ -76,9 +76,9 @@ struct Measurement {
     double wallTimeMs = 0;      // wall time of the whole measurement, warm-up and preparation included
 };
 
-// Runs warm-up, then samples (beforeSample(coldL2) untimed, timeSampleMs() timed) until the rule says stop.
-// Device errors thrown by the work propagate (the caller records them); nothing is half-updated.
-Measurement measure(TimedWork& work, const StoppingRule& rule, bool coldL2, const MeasureContext& context = {});
+// Runs warm-up, then samples (beforeSample(regime) untimed, timeSampleMs() timed by the device's timer) until the
+// rule says stop. Device errors thrown by the work propagate (the caller records them); nothing is half-updated.
+Measurement measure(TimedWork& work, const StoppingRule& rule, L2Regime regime, const MeasureContext& context = {});
 
 // Fills every statistic of `m` from its raw arrays (samplesMs, smClockMHz, clockEventReasons) and the reference clock. Used by measure()
 // and by anyone who builds a Measurement from stored samples. Leaves the stop fields alone.

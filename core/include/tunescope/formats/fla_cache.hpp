@@ -64,8 +64,12 @@ struct FlaExportResult {
 
 // Writes the FLA config file and the profile manifest side by side (both atomically; the folder is created).
 // The manifest's files[] entry for l2norm_fwd_kernel.json carries the SHA-256 of the bytes written.
-// `manifestName` defaults to the profile's own file name, or "profile.json".
-FlaExportResult exportFla(const Profile& profile, const std::filesystem::path& dir, std::string manifestName = "");
+// `manifestName` defaults to the profile's own file name, or "profile.json". The FLA file's triton_version is the
+// profile's runtime.triton: after promote, the version of the Triton binaries that were measured. A profile whose
+// entries come from more than one GPU architecture (policyArchitectures) is refused with an Error unless
+// `allowMixedArchitectures`: FLA would load all of them on one GPU.
+FlaExportResult exportFla(const Profile& profile, const std::filesystem::path& dir, std::string manifestName = "",
+                          bool allowMixedArchitectures = false);
 
 // Sets the policy of every NB whose config in the file differs from the profile's (basis "imported-fla-config", or
 // "original-production-chosen" when it equals production's recorded choice); equal configs keep their entry.

@@ -6,7 +6,9 @@
 // Schema problems (missing members, wrong types) are diagnostics here, not exceptions: validate reports all of
 // them at once. Only unreadable files and JSON syntax errors throw (tunescope::Error, CLI exit 2).
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -59,6 +61,15 @@ ValidationResult validateProfileJson(const Json& document, const std::string& fi
 // The typed model, e.g. while editing in the GUI (fileName and the files folder come from the options/profile).
 ValidationResult validateProfile(const Profile& profile, const ValidationOptions& options = {});
 ValidationResult validateReportJson(const Json& document, const std::string& fileName);
+
+// Where each policy entry's config comes from, architecture -> its NBs (docs/formats.md, "Provenance"): a
+// measured-best entry from its evidence ("architecture", else the "(...)" that ends its "device" label); production's
+// and imported choices from the architecture the profile was first made for (the oldest runtime_history block's
+// gpu_arch, else runtime.gpu_arch); prospective entries from none. More than one key: the profile mixes
+// architectures, which promote and export-fla refuse unless told otherwise (rule "mixed-architectures").
+std::map<std::string, std::vector<std::int64_t>> policyArchitectures(const Profile& profile);
+// "gfx942 (NB 1-13, 18), sm_90 (NB 14-17, 19-32)": the map above in words, for refusals and warnings.
+std::string describePolicyArchitectures(const std::map<std::string, std::vector<std::int64_t>>& architectures);
 
 // Reads a file, decides what it is and validates it; the files beside a profile are checked against files[].
 // Throws Error for unreadable files, folders, files over 64 MiB and JSON syntax errors.

@@ -22,7 +22,7 @@
 
 namespace tunescope::gemm {
 
-// Launches of one algorithm over the prepared buffers. beforeSample(true) moves to the next rotating input set
+// Launches of one algorithm over the prepared buffers. beforeSample(L2Regime::Cold) moves to the next rotating input set
 // (cold L2); timeSampleMs() brackets one cublasLtMatmul with CUDA events behind a short spin kernel that hides the
 // host's enqueue time. Both throw Error on any CUDA or cuBLASLt failure.
 class GemmWork : public TimedWork {
@@ -119,7 +119,8 @@ public:
 
 // The plugin also exports `int tunescope_gemm_backend_interface(void)` returning this number; the loader refuses a
 // plugin built for another one (its virtual functions would not match).
-inline constexpr int kGemmBackendInterfaceVersion = 4;  // 3: TimedWork::lastConditions (GemmWork is a TimedWork); 4: runBlocks
+inline constexpr int kGemmBackendInterfaceVersion = 5;  // 3: TimedWork::lastConditions (GemmWork is a TimedWork); 4: runBlocks;
+// 5: TimedWork::beforeSample(L2Regime) (plugin ABI 5)
 inline constexpr const char* kGemmBackendInterfaceSymbol = "tunescope_gemm_backend_interface";
 using GemmBackendInterfaceFn = int (*)();
 

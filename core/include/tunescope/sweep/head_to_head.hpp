@@ -51,6 +51,7 @@ std::string toString(HeadToHeadVerdict verdict);  // "same config", "FASTER", "T
 struct HeadToHeadRow {
     int nb = 0;
     std::int64_t rows = 0;
+    L2Regime l2 = L2Regime::Cold;  // a `--l2 both` run has one row per NB and regime
     L2NormConfig candidate, baseline;
     const ResultRecord* candidateRecord = nullptr;
     const ResultRecord* baselineRecord = nullptr;
@@ -64,7 +65,9 @@ struct HeadToHeadRow {
 struct HeadToHeadReport {
     std::string candidateFile, baselineFile;  // as the plan recorded them
     double threshold = 0.005;
-    std::vector<HeadToHeadRow> rows;  // one per measured NB (and T), ascending
+    std::string timer;                 // the plan's timer (cupti, events, steady_clock)
+    std::vector<L2Regime> regimes;     // the plan's L2 regimes
+    std::vector<HeadToHeadRow> rows;  // one per measured NB (and T) and L2 regime, ascending
     std::size_t count(HeadToHeadVerdict verdict) const;
     // The candidate is shown no slower than the baseline at every NB: no SLOWER, and nothing left unjudged
     // (NOISY, NOT MEASURED). UNDECIDED passes: its interval does not clear the threshold either way.

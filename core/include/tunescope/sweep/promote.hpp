@@ -5,6 +5,7 @@
 // otherwise the tie rule picks one config of the tie set (the fastest estimate first).
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,21 @@ struct PromoteOptions {
     bool includeAllBases = false;   // also promote original-production-chosen and imported entries
     std::string resultsSha256;      // SHA-256 of the results file (filled by promoteFile when empty)
     std::string resultsFileName;    // its file name, recorded in the evidence (no folders: no private paths)
+    // The L2 regime to decide on when the results hold several (`sweep --l2 both`); unset: the results must hold
+    // one, else promote refuses (one decision never mixes regimes).
+    std::optional<L2Regime> l2;
+    // Promote although the result's entries (or the measurements) come from more than one GPU architecture.
+    bool allowMixedArchitectures = false;
+    // The FLA version the measured Triton binaries were compiled from, for the runtime block ("unknown" when empty:
+    // a Triton cache does not say).
+    std::string flaVersion;
+};
+
+// promote will not decide: the results mix L2 regimes or timers, or the promoted profile would mix architectures
+// (without allowMixedArchitectures). A problem with the data (CLI exit 1), not with I/O.
+class PromoteRefused : public Error {
+public:
+    using Error::Error;
 };
 
 struct PromoteEntry {
@@ -47,6 +63,9 @@ struct PromoteReport {
 
 // Pure: the results must already be loaded. Entries whose NB has no usable l2norm measurement stay as they are.
 // When several shapes share an NB (--batch sweeps), the one with the most rows (the bucket's upper edge) decides.
+// When an entry was promoted, the profile's runtime block and target say where the measurements were made (GPU,
+// architecture, driver, CUDA/HIP runtime, the measured Triton binaries' version, FLA, timer, L2 regime) and the
+// block they replace moves to "runtime_history" (docs/formats.md, "Provenance"). Throws PromoteRefused (above).
 PromoteReport promote(const Profile& profile, const ResultsFile& results, const PromoteOptions& options = {});
 
 // Loads both files, fills the results digest and name, and promotes.

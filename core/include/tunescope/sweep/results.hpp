@@ -4,8 +4,11 @@
 // Line 1 is the header; every later line is one measurement or one recorded error. This header is the reader the
 // GUI uses (loadResults), the writer the sweep uses, and the merge of shard files.
 #include <cstdint>
+#include <compare>
 #include <filesystem>
+#include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,7 +61,12 @@ struct ResultRecord {
     std::string deviceBackend;
     int deviceIndex = 0;
     std::string deviceName;
-    bool coldL2 = true;
+    // What the L2 held before each sample ("l2" in the file; "cold_l2" says whether it is Cold, for older readers)
+    // and which clock timed the samples ("timer": cupti, events or steady_clock). Lines of files written before
+    // these were recorded read as their cold_l2 says (Cold or Hot) and as the backend's legacy timer
+    // (legacyTimerFor: steady_clock on the CPU, events elsewhere).
+    L2Regime l2 = L2Regime::Cold;
+    std::string timer = kTimerEvents;
     // Every statistic plus the raw samples, clocks and throttle marks of all rounds. With rounds, m.medianMs is the
     // median of the round medians, m.ciLowMs/ciHighMs the lowest and highest round median, the percentiles and
     // the rest are over the pooled unthrottled samples.
@@ -82,6 +90,7 @@ struct ResultError {
     std::int64_t rows = 0;
     L2NormConfig config;
     int replica = 0;
+    L2Regime l2 = L2Regime::Cold;  // the item's regime ("l2"; lines without it were never warm)
     std::string deviceBackend, deviceName;
     int deviceIndex = 0;
     std::string message;
@@ -114,10 +123,29 @@ ResultsFile loadResults(const std::filesystem::path& file);
 
 // Stable identity of what a record measured, used for resume and duplicate detection:
 // "l2norm/nb=1/rows=65536/bt=8/w=1/s=3/ctas=1" or "copy/nb=1/rows=65536".
-// A/A replicas append "/rep=k" (k > 0).
-std::string recordKey(ResultRecord::Kind kind, int nb, std::int64_t rows, const L2NormConfig& config, int replica = 0);
-inline std::string recordKey(const ResultRecord& r) { return recordKey(r.kind, r.nb, r.rows, r.config, r.replica); }
+// A/A replicas append "/rep=k" (k > 0); warm-L2 items append "/l2=warm" (a plan measures cold, or warm, or both, or
+// hot alone, so cold and hot items never share a file and need no suffix: keys of older files stay as they were).
+std::string recordKey(ResultRecord::Kind kind, int nb, std::int64_t rows, const L2NormConfig& config, int replica = 0,
+                      L2Regime l2 = L2Regime::Cold);
+inline std::string recordKey(const ResultRecord& r) { return recordKey(r.kind, r.nb, r.rows, r.config, r.replica, r.l2); }
+inline std::string recordKey(const ResultError& e) { return recordKey(e.kind, e.nb, e.rows, e.config, e.replica, e.l2); }
 std::string toString(ResultRecord::Kind kind);  // "l2norm", "copy"
+
+// What one decision is about: a shape (NB, T) in one L2 regime. Records of different regimes never pair: a config's
+// warm and cold times answer different questions (docs/sweep.md, "L2 regimes").
+struct ShapeKey {
+    int nb = 0;
+    std::int64_t rows = 0;
+    L2Regime l2 = L2Regime::Cold;
+    friend auto operator<=>(const ShapeKey&, const ShapeKey&) = default;
+};
+inline ShapeKey shapeKeyOf(const ResultRecord& r) { return {r.nb, r.rows, r.l2}; }
+// The usable l2norm records (some samples, a finite median) of each shape and regime, in file order.
+std::map<ShapeKey, std::vector<const ResultRecord*>> l2normRecordsByShape(const ResultsFile& results);
+// The regimes and timers the records of a file hold ("cold", "warm"; "cupti"), for messages and the refusals of
+// decisions that would mix them.
+std::set<L2Regime> regimesOf(const ResultsFile& results);
+std::set<std::string> timersOf(const ResultsFile& results);
 
 // JSON forms shared by the writer, the reader and other tools.
 Json deviceInfoToJson(const DeviceInfo& info);

@@ -24,6 +24,7 @@ struct RunComparisonRow {
     int nb = 0;
     std::int64_t rows = 0;
     L2NormConfig config;             // meaningless for Copy rows
+    L2Regime l2 = L2Regime::Cold;    // A's regime (B's is the same unless RunComparison::acrossRegimes says otherwise)
     const ResultRecord* a = nullptr; // the records compared (pointers into the two ResultsFile objects)
     const ResultRecord* b = nullptr;
     double ratio = 0;                // b.median / a.median: below 1 means B is faster
@@ -33,9 +34,10 @@ struct RunComparisonRow {
     bool bothTrustworthy = false;    // both sides converged
 };
 
-// Per NB: the winners (fastest trustworthy l2norm record of each run) and what they tell.
+// Per NB and L2 regime: the winners (fastest trustworthy l2norm record of each run) and what they tell.
 struct RunComparisonNb {
     int nb = 0;
+    L2Regime l2 = L2Regime::Cold;
     std::optional<L2NormConfig> winnerA, winnerB;  // empty when a run has no trustworthy record at this NB
     double winnerAMedianMs = 0, winnerBMedianMs = 0;
     bool winnerChanged = false;
@@ -57,8 +59,12 @@ struct RunComparison {
     std::string fileA, fileB;
     std::string deviceA, deviceB;    // the first device of each header ("NVIDIA H200"), for captions
     std::string kernelA, kernelB;    // what each run measured: "native" (the stand-in) or "triton" (FLA's binaries)
+    std::string timerA, timerB;      // the timer of each run's records (cupti, events, steady_clock)
+    // Records pair by L2 regime; when each file holds one regime and they differ, they pair across them and this
+    // says so ("cold (A) against warm (B)"); empty otherwise.
+    std::string acrossRegimes;
     std::vector<RunComparisonRow> rows;        // matched pairs, sorted by kind, NB, rows, config
-    std::vector<RunComparisonNb> perNb;        // sorted by NB
+    std::vector<RunComparisonNb> perNb;        // sorted by NB, then regime
     std::size_t onlyInA = 0, onlyInB = 0;      // records without a partner in the other file
     std::size_t duplicatesIgnored = 0;         // a second record of the same key in one file (the first is used)
     std::size_t faster = 0, slower = 0, same = 0, ambiguous = 0;  // verdict counts over `rows` (B against A)

@@ -49,7 +49,14 @@ struct SweepPlan {
     std::map<int, L2NormConfig> baselineConfigs;
     std::string baselineFile;
     std::string baselineSha256;
-    bool coldL2 = true;
+    // The L2 regimes measured (docs/sweep.md, "L2 regimes"): one of cold, warm or hot, or cold and warm (`--l2
+    // both`: every item once per regime, in the same rounds and shuffled together). Records carry their regime and
+    // decisions never mix them.
+    std::vector<L2Regime> l2Regimes{L2Regime::Cold};
+    // Which clock times the samples: one of kTimerNames, or "auto" (the devices' default: CUPTI on CUDA where it
+    // loads, events elsewhere, steady_clock on the CPU) until resolvePlanTimer() picks it. Part of the plan (a
+    // file of another timer is not resumed), recorded in every record.
+    std::string timer = "auto";
     StoppingRule rule;
     float eps = kL2NormDefaultEps;
     std::uint64_t seed = 20260901;  // input data seed (random bf16, never zeros)
@@ -69,6 +76,16 @@ struct SweepPlan {
     std::string kernel = "native";
     std::shared_ptr<const TritonCacheScan> triton;
 };
+
+// The regimes of `--l2`: "cold", "warm", "hot" or "both" (cold and warm). Throws Error naming the bad word.
+std::vector<L2Regime> parseL2Regimes(const std::string& text);
+// "cold", "warm", "cold+warm": how messages and tables name a plan's regimes.
+std::string describeL2Regimes(const std::vector<L2Regime>& regimes);
+
+// Sets every device to the plan's timer (plan.timer "auto": each device's default) and writes the one chosen into
+// plan.timer; returns the option chosen, for the note that says which timer runs and why. Throws Error when a
+// device lacks it or the devices would time with different clocks.
+TimerOption resolvePlanTimer(SweepPlan& plan, const std::vector<Device*>& devices);
 
 // Samples queued per host wait by default: 16 for FLA's Triton kernel, whose reference is Triton's do_bench (it
 // queues every sample before it waits; on an H200 the per-sample wait reads 0.5-0.8 us less at NB 1-6, BENCHMARKS.md
@@ -114,10 +131,11 @@ struct SweepItem {
     bool profileConfig = false;
     bool baselineConfig = false;
     int replica = 0;
+    L2Regime l2 = L2Regime::Cold;
     std::string key;  // recordKey()
 };
-// Every item of the plan for this shard, in plan order: per shape, the copy ceiling, then the grid, then the
-// profile's config when it is not in the grid, then the baseline's when it is neither. Items outside the grid
+// Every item of the plan for this shard, in plan order: per shape and regime, the copy ceiling, then the grid, then
+// the profile's config when it is not in the grid, then the baseline's when it is neither. Items outside the grid
 // (and their A/A replicas) run every round: racing never drops them. Shards split by shape (shape k goes to shard k mod n), so that all
 // configs of a shape are measured on one device and every decision compares measurements of one device.
 std::vector<SweepItem> planItems(const SweepPlan& plan);
@@ -209,7 +227,9 @@ struct ShapeDecision {
     int pooledDf = 0;
     double threshold = 0.005;
 };
-// The records must be one shape's l2norm records of one device. Configs that raced out are never ties.
+// The records must be one shape's l2norm records of one device, one L2 regime and one timer (l2normRecordsByShape
+// groups them so): records that mix regimes or timers are refused with an Error naming them. Configs that raced out
+// are never ties.
 ShapeDecision decideShape(const std::vector<const ResultRecord*>& records, double threshold = 0.005);
 // Paired comparison of a against b within a decided shape (a / b per round; FASTER: a is faster).
 PairedComparison comparePairedRecords(const ResultRecord& a, const ResultRecord& b, const ShapeDecision& shape);
@@ -239,6 +259,7 @@ QueuePositionEffect queuePositionEffect(const std::vector<const ResultRecord*>& 
 struct RegretRow {
     int nb = 0;
     std::int64_t rows = 0;
+    L2Regime l2 = L2Regime::Cold;
     L2NormConfig policyConfig;
     const ResultRecord* policy = nullptr;  // null when the policy's config was not measured for this shape
     const ResultRecord* best = nullptr;    // the fastest config of the shape (ShapeDecision::fastest)
@@ -248,8 +269,7 @@ struct RegretRow {
     double regretLow = 0, regretHigh = 0;  // the paired interval of policy / best
     std::vector<L2NormConfig> ties;        // configs indistinguishable from the fastest (tie rule's order)
 };
-// One row per measured shape whose NB has a policy config. Records of other cold/hot modes than the majority are
-// not mixed (the caller passes one results file, which has one mode).
+// One row per measured shape and L2 regime whose NB has a policy config (a `--l2 both` file gives two rows per NB).
 std::vector<RegretRow> computeRegret(const ResultsFile& results, const std::map<int, L2NormConfig>& policy,
                                      double threshold = 0.005);
 
