@@ -412,10 +412,20 @@ void resultsRoundTrip(const std::filesystem::path& dir) {
     r1.firstSample = 2;
     r1.sampleCount = 2;
     r1.medianMs = 1.25;
+    for (RoundSummary* r : {&r0, &r1}) r->p20Ms = r->p80Ms = r->ciLowMs = r->ciHighMs = r->medianMs;
     rec.rounds = {r0, r1};
     rec.racedOut = true;
+    // The reader takes a record only from a device of its header and an item of its plan.
+    SweepPlan plan;
+    plan.shapes = shapesFromNbList({3});
+    plan.grid = {rec.config};
     ResultsHeader header;
+    header.plan = planToJson(plan);
     header.planHash = "x";
+    DeviceInfo device;
+    device.backend = rec.deviceBackend;
+    device.name = rec.deviceName;
+    header.devices = {device};
     const auto file = dir / "roundtrip.jsonl";
     {
         ResultsWriter writer = ResultsWriter::create(file, header);
