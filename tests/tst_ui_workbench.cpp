@@ -699,6 +699,41 @@ private slots:
         for (int i = 1; i < rows.size(); ++i) QCOMPARE(rows[i], rows[i - 1] + 1);  // no row skipped in view
     }
 
+    // Issue 25: each results file that cannot be true (tests/data/bad-input/results/r-*, generated with their expected
+    // outcome in results-expected.txt) is refused by the GUI's open with the texts the CLI prints (file, line, JSON
+    // Pointer), and a truncated last line opens with the CLI's warning in the status bar.
+    void resultsReprosOpenAsTheCliSays() {
+        QFile manifest(sourcePath(QStringLiteral("tests/data/bad-input/results-expected.txt")));
+        QVERIFY2(manifest.open(QIODevice::ReadOnly | QIODevice::Text), qPrintable(manifest.fileName()));
+        int refused = 0, warned = 0;
+        while (!manifest.atEnd()) {
+            const QString line = QString::fromUtf8(manifest.readLine()).trimmed();
+            if (line.isEmpty() || line.startsWith(QLatin1Char('#'))) continue;
+            QStringList fields = line.split(QLatin1Char('\t'));
+            QVERIFY2(fields.size() >= 3, qPrintable(line));
+            const QString path = sourcePath(QStringLiteral("tests/data/bad-input/results/") + fields.takeFirst());
+            const QString code = fields.takeFirst();
+            MainWindow window;
+            const bool opened = window.openResults(path, true);
+            QString shown = window.lastError();
+            if (code == QStringLiteral("*")) {
+                QVERIFY2(opened, qPrintable(path + QStringLiteral(": ") + shown));
+                shown = window.messageLog().join(QLatin1Char('\n'));
+                ++warned;
+            } else {
+                QVERIFY2(!opened, qPrintable(path + QStringLiteral(" opened")));
+                ++refused;
+            }
+            for (QString needle : fields) {
+                needle.replace(QStringLiteral("{file}"), path);
+                QVERIFY2(shown.contains(needle), qPrintable(path + QStringLiteral(": no \"") + needle +
+                                                            QStringLiteral("\" in: ") + shown));
+            }
+        }
+        QVERIFY(refused >= 20);
+        QCOMPARE(warned, 1);
+    }
+
     // .jsonl.gz opens directly.
     void gzipResultsOpen() {
         if (!QFile::exists(run6)) QSKIP("bench/results/h200-run6 is not in this checkout");

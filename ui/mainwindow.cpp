@@ -434,8 +434,9 @@ bool MainWindow::openResults(const QString& path, bool quiet) {
         return false;
     }
     addRecentFile(path);
-    if (results_->file().truncatedTail)
-        showStatus(tr("%1: the last line was incomplete (a killed sweep?) and was ignored").arg(path), 10000);
+    // What the reader ignored and flagged, in the words the CLI prints (ResultsFile::warnings).
+    for (const std::string& warning : results_->file().warnings)
+        showStatus(tr("warning: %1").arg(QString::fromStdString(warning)), 10000);
     // A confirm run (its plan has a baseline policy) opens on its verdicts; its records also feed the other pages.
     const Json& plan = results_->file().header.plan;
     if (plan.is_object() && plan.contains("baseline") &&

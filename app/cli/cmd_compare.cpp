@@ -39,10 +39,12 @@ void runCompare(const CompareArgs& args, CliContext& ctx) {
         a = loadResults(args.fileA);
         b = loadResults(args.fileB);
     } catch (const std::exception& e) {
-        std::cerr << "error: " << e.what() << "\n";
+        std::cerr << "tunescope-cli: " << e.what() << "\n";
         ctx.exitCode = kExitUsageOrIo;
         return;
     }
+    printWarnings(a.warnings);
+    printWarnings(b.warnings);
     RunCompareOptions options;
     options.compare.clearGapRelative = args.threshold;
     options.compare.sameCenterRelative = args.threshold;

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -67,7 +68,7 @@ void runMerge(const MergeArgs& args, CliContext& ctx) {
     options.allowMixedDevices = args.allowMixedDevices;
     try {
         const MergeReport report = mergeResults(paths, args.out, options);
-        for (const std::string& w : report.warnings) std::cerr << "tunescope-cli: warning: " << w << '\n';
+        printWarnings(report.warnings);
         std::cout << "merged " << paths.size() << " files into " << args.out << ": " << report.measurements
                   << " measurements";
         if (report.duplicatesDropped) std::cout << ", " << report.duplicatesDropped << " duplicates dropped";
@@ -125,7 +126,7 @@ void runPromote(const PromoteArgs& args, CliContext& ctx) {
         ctx.exitCode = kExitInvalid;
         return;
     }
-    for (const std::string& w : report.warnings) std::cerr << "tunescope-cli: warning: " << w << '\n';
+    printWarnings(report.warnings);
     std::size_t replaced = 0, decided = 0;
     for (const PromoteEntry& e : report.entries) {
         std::cout << "NB " << e.nb << ": " << (e.promoted ? "measured-best, " : "unchanged, ") << e.note << '\n';
@@ -201,10 +202,17 @@ struct DecisionsArgs {
     double threshold = 0.005;
 };
 
+// Results files are JSON Lines whose lines have a "type" (the header's is "header"); a profile is one JSON document.
+// A file of JSON lines without its header is a results file, and loadResults says "the first line is not a results
+// header"; anything that is no JSON at all is read as a profile, whose parser names the line and column.
 bool isResultsFile(const std::string& file) {
-    const std::string text = readTextFile(file, 1ull << 30);
-    const std::string first = text.substr(0, text.find('\n'));
-    return first.find("\"type\"") != std::string::npos && first.find("\"header\"") != std::string::npos;
+    const std::string text = readTextFile(file, kMaxResultsFileBytes);
+    const std::string_view first(text.data(), std::min(text.find('\n'), text.size()));
+    if (findExcessiveNesting(first)) return false;
+    const Json firstLine = Json::parse(first, nullptr, false);
+    if (firstLine.is_object() && firstLine.contains("type")) return true;
+    if (findExcessiveNesting(text) || !Json::parse(text, nullptr, false).is_discarded()) return false;
+    return !firstLine.is_discarded();
 }
 
 // (NB, L2 regime) -> (pick, tie set) of one run: decisions of different regimes are never compared.
@@ -256,6 +264,7 @@ Picks picksOfProfile(const std::string& file) {
 int countAaVerdicts(const std::string& file, double threshold) {
     if (!isResultsFile(file)) throw Error(file, "", "an A/A count needs a results file of a sweep with --aa-replicas");
     const ResultsFile results = loadResults(file);
+    printWarnings(results.warnings);
     std::map<ShapeKey, std::vector<const ResultRecord*>> byShape;
     for (const ResultRecord& r : results.records)
         if (r.kind == ResultRecord::Kind::L2Norm) byShape[shapeKeyOf(r)].push_back(&r);
@@ -295,7 +304,10 @@ int countAaVerdicts(const std::string& file, double threshold) {
 // Returns the exit code.
 int compareDecisions(const std::string& fileA, const std::string& fileB, double threshold) {
     const auto picksOf = [&](const std::string& file) {
-        return isResultsFile(file) ? picksOfResults(loadResults(file), threshold) : picksOfProfile(file);
+        if (!isResultsFile(file)) return picksOfProfile(file);
+        const ResultsFile results = loadResults(file);
+        printWarnings(results.warnings);
+        return picksOfResults(results, threshold);
     };
     const Picks a = picksOf(fileA), b = picksOf(fileB);
     const auto contains = [](const std::vector<L2NormConfig>& set, const L2NormConfig& c) {

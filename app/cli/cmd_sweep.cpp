@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -612,7 +613,7 @@ int printHeadToHead(const HeadToHeadReport& report) {
     for (const HeadToHeadRow& row : report.rows) {
         const auto median = [](const ResultRecord* r) { return r ? formatUs(r->m.medianMs) : std::string("-"); };
         std::string ratio = "-", interval = "-", control = "-";
-        if (row.candidateRecord && row.baselineRecord) {
+        if (row.candidateRecord && row.baselineRecord && std::isfinite(row.paired.ratio)) {
             ratio = formatFixed(row.paired.ratio, 4);
             if (row.verdict != HeadToHeadVerdict::SameConfig)
                 interval = "[" + formatFixed(row.paired.low, 4) + ", " + formatFixed(row.paired.high, 4) + "]";
@@ -663,6 +664,7 @@ void runConfirmCommand(const SweepArgs& a, const ConfirmArgs& c, CLI::App& sub, 
         if (!c.candidate.empty() || !c.baseline.empty() || !a.out.empty())
             throw Error("", "", "--results judges a finished run: give it alone (no CANDIDATE, --baseline or --out)");
         const ResultsFile results = loadResults(c.results);
+        printWarnings(results.warnings);
         ctx.exitCode = printHeadToHead(judgeHeadToHead(results, c.threshold));
         return;
     }

@@ -3,6 +3,9 @@
 // A command's callback stores its exit code in CliContext::exitCode (see tunescope/errors.hpp for the codes).
 #include <CLI/CLI.hpp>
 
+#include <string>
+#include <vector>
+
 namespace tunescope::cli {
 
 struct CliContext {
@@ -16,5 +19,9 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx);     // sweep confirm
 void registerResultsCommands(CLI::App& app, CliContext& ctx);   // merge promote decisions
 void registerExplorerCommands(CLI::App& app, CliContext& ctx);  // explore replay
 void registerCompareCommands(CLI::App& app, CliContext& ctx);   // compare
+
+// Prints what a reader ignored and flagged (ResultsFile::warnings, and the warnings of promote and merge, which
+// carry the reader's), one "tunescope-cli: warning: ..." line each on stderr: every command the same way.
+void printWarnings(const std::vector<std::string>& warnings);
 
 }  // namespace tunescope::cli

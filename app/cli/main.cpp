@@ -1,10 +1,12 @@
 // tunescope-cli: the headless face of TuneScope, for GPU nodes and pipelines.
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <iostream>
 
 #include "commands.hpp"
 #include "tunescope/base/errors.hpp"
+#include "tunescope/base/gz_io.hpp"
 #include "tunescope/base/version.hpp"
 
 int main(int argc, char** argv) {
@@ -13,6 +15,15 @@ int main(int argc, char** argv) {
     app.name("tunescope-cli");
     app.require_subcommand(1);
     app.set_version_flag("--version", "tunescope-cli " + versionString() + " (" + gitSha() + ")");
+    // Any command may read a gzipped file; the limit on what one may inflate to is the process's (base/gz_io).
+    app.fallthrough();
+    std::uintmax_t maxInflatedMib = kDefaultMaxInflatedBytes >> 20;
+    app.add_option("--max-inflated-mib", maxInflatedMib,
+                   "most MiB a gzipped input (.jsonl.gz, .json.gz) may inflate to; larger ones are refused (exit 2) "
+                   "before they fill memory. Results files go up to 1024, other JSON files up to 64 (docs/formats.md)")
+        ->capture_default_str()
+        ->check(CLI::Range(std::uintmax_t{1}, std::uintmax_t{1} << 20))
+        ->each([](const std::string& text) { setMaxInflatedBytes(std::stoull(text) << 20); });
     cli::CliContext ctx;
     cli::registerProfileCommands(app, ctx);
     cli::registerSigningCommands(app, ctx);

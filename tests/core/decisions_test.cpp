@@ -367,6 +367,32 @@ void resumeRedoesAnIncompleteShape(const std::filesystem::path& dir) {
         if (r.kind == ResultRecord::Kind::L2Norm) CHECK(r.rounds.size() == 3);
 }
 
+// A file resumed on another device (here under --allow-mixed-devices) lists that device in its header before its
+// records are written: the reader takes records only from the header's devices (issue 25).
+void resumeOnAnotherDeviceJoinsTheHeader(const std::filesystem::path& dir) {
+    StateDevice first(0, [](const L2NormConfig&) { return 1.0; }, [](long, long) { return 1.0; });
+    StateDevice second(1, [](const L2NormConfig&) { return 1.0; }, [](long, long) { return 1.0; });
+    SweepPlan plan = aaPlan(9);
+    plan.shapes = shapesFromNbList({14, 15}, 1024);
+    plan.grid = gridFromLists({8, 32}, {1, 8}, {3});
+    SweepOptions options;
+    options.out = dir / "two-devices.jsonl";
+    options.deviceWarmupMs = 0;
+    options.onlyShapes = std::set<std::size_t>{0};
+    runSweep(plan, {&first}, options);
+    CHECK(loadResults(options.out).header.devices.size() == 1);
+    options.onlyShapes.reset();
+    options.allowMixedDevices = true;
+    const SweepOutcome outcome = runSweep(plan, {&second}, options);
+    CHECK(outcome.resumed == 5 && outcome.measured == 5);
+    const ResultsFile results = loadResults(options.out);
+    CHECK(results.header.devices.size() == 2 && results.header.devices[1].index == 1);
+    std::set<int> indices;
+    for (const ResultRecord& r : results.records) indices.insert(r.deviceIndex);
+    CHECK(indices == std::set<int>({0, 1}));
+    CHECK(results.records.size() == 10);
+}
+
 // Samples under a thermal event or a clock dip are dropped from the statistics, counted and kept; a sustained
 // software power cap alone drops nothing.
 void throttleRule() {
@@ -412,10 +438,20 @@ void resultsRoundTrip(const std::filesystem::path& dir) {
     r1.firstSample = 2;
     r1.sampleCount = 2;
     r1.medianMs = 1.25;
+    for (RoundSummary* r : {&r0, &r1}) r->p20Ms = r->p80Ms = r->ciLowMs = r->ciHighMs = r->medianMs;
     rec.rounds = {r0, r1};
     rec.racedOut = true;
+    // The reader takes a record only from a device of its header and an item of its plan.
+    SweepPlan plan;
+    plan.shapes = shapesFromNbList({3});
+    plan.grid = {rec.config};
     ResultsHeader header;
+    header.plan = planToJson(plan);
     header.planHash = "x";
+    DeviceInfo device;
+    device.backend = rec.deviceBackend;
+    device.name = rec.deviceName;
+    header.devices = {device};
     const auto file = dir / "roundtrip.jsonl";
     {
         ResultsWriter writer = ResultsWriter::create(file, header);
@@ -739,6 +775,7 @@ int main() {
         {"replacedEntryEvidence", [&] { replacedEntryEvidence(dir); }},
         {"oneDevicePerDecision", [&] { oneDevicePerDecision(dir); }},
         {"resumeRedoesAnIncompleteShape", [&] { resumeRedoesAnIncompleteShape(dir); }},
+        {"resumeOnAnotherDeviceJoinsTheHeader", [&] { resumeOnAnotherDeviceJoinsTheHeader(dir); }},
         {"queuePositionEffectFindsAPlantedPattern", queuePositionEffectFindsAPlantedPattern},
         {"headToHeadPlanItems", headToHeadPlanItems},
         {"headToHeadJudgesRealGapsOnly", [&] { headToHeadJudgesRealGapsOnly(dir); }},

@@ -12,8 +12,10 @@ namespace {
 
 QString verdictText(HeadToHeadVerdict v) { return QString::fromStdString(toString(v)); }
 
+// No round measured by both leaves a NaN interval (and NOT MEASURED): shown as "-", never as "nan".
 bool hasInterval(const HeadToHeadRow& row) {
-    return row.candidateRecord && row.baselineRecord && row.verdict != HeadToHeadVerdict::SameConfig;
+    return row.candidateRecord && row.baselineRecord && row.verdict != HeadToHeadVerdict::SameConfig &&
+           std::isfinite(row.paired.low) && std::isfinite(row.paired.high);
 }
 
 }  // namespace
@@ -38,7 +40,7 @@ QVariant HeadToHeadModel::data(const QModelIndex& index, int role) const {
         index.column() < 0 || index.column() >= kColumns)
         return {};
     const HeadToHeadRow& row = report_.rows[static_cast<std::size_t>(index.row())];
-    const bool measured = row.candidateRecord && row.baselineRecord;
+    const bool measured = row.candidateRecord && row.baselineRecord && std::isfinite(row.paired.ratio);
     if (role == SortRole) {
         switch (index.column()) {
         case NbColumn: return row.nb;

@@ -3,17 +3,26 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 
 #include "tunescope/base/errors.hpp"
 
 namespace tunescope {
 
+namespace {
+std::atomic<std::uintmax_t> inflatedLimit{kDefaultMaxInflatedBytes};
+}  // namespace
+
+std::uintmax_t maxInflatedBytes() { return inflatedLimit.load(std::memory_order_relaxed); }
+void setMaxInflatedBytes(std::uintmax_t bytes) { inflatedLimit.store(bytes, std::memory_order_relaxed); }
+
 bool isGzip(std::string_view bytes) {
     return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
-std::string gunzip(std::string_view compressed, std::uintmax_t maxBytes, const std::string& fileName) {
+std::string gunzip(std::string_view compressed, std::uintmax_t maxBytes, const std::string& fileName,
+                   const std::string& limitName) {
     z_stream stream{};
     // 15 + 16: a gzip wrapper (not zlib, not raw deflate), the largest window.
     if (inflateInit2(&stream, 15 + 16) != Z_OK) throw Error(fileName, "", "cannot start gzip decompression (zlib)");
@@ -36,7 +45,8 @@ std::string gunzip(std::string_view compressed, std::uintmax_t maxBytes, const s
         const std::size_t produced = sizeof buffer - stream.avail_out;
         if (out.size() + produced > maxBytes)
             throw Error(fileName, "",
-                        "decompresses to more than the limit of " + std::to_string(maxBytes) + " bytes for this kind of file");
+                        "decompresses to more than " + std::to_string(maxBytes >> 20) + " MiB (" +
+                            std::to_string(maxBytes) + " bytes), " + limitName + "; refused before reading further");
         out.append(buffer, produced);
         if (status == Z_STREAM_END) {
             // Another member may follow (concatenated gzip files); trailing zero padding is accepted as gzip(1) does.

@@ -49,7 +49,14 @@ std::string readTextFile(const fs::path& file, std::uintmax_t maxBytes) {
     text.resize(static_cast<std::size_t>(size));
     in.read(text.data(), static_cast<std::streamsize>(size));
     if (in.gcount() != static_cast<std::streamsize>(size)) throw Error(name, "", "read failed (file changed while reading?)");
-    if (isGzip(text)) return gunzip(text, maxBytes, name);  // .jsonl.gz / .json.gz archives read like the plain files
+    if (isGzip(text)) {  // .jsonl.gz / .json.gz archives read like the plain files, within the lower of two limits
+        const std::uintmax_t inflated = maxInflatedBytes();
+        if (inflated < maxBytes)
+            return gunzip(text, inflated, name,
+                          "the limit for gzip input (tunescope-cli --max-inflated-mib N raises it, up to " +
+                              std::to_string(maxBytes >> 20) + " MiB for this kind of file)");
+        return gunzip(text, maxBytes, name);
+    }
     return text;
 }
 
@@ -303,6 +310,13 @@ private:
 }  // namespace
 
 Json parseJson(std::string_view text, const std::string& file, const JsonReadOptions& options) {
+    // nlohmann takes a NUL byte for the end of its input and would ignore whatever follows it; JSON never holds one.
+    if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+        std::size_t line = 0, column = 0;
+        lineAndColumn(text, nul, line, column);
+        throw Error(file, "", "invalid JSON at line " + std::to_string(line) + ", column " + std::to_string(column) +
+                                  ": a NUL byte (JSON text never holds one)");
+    }
     InfinityMarkers markers;
     const std::string prepared =
         options.allowNonFiniteTokens ? replaceNonFiniteTokens(text, markers) : std::string(text);

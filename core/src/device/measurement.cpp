@@ -474,7 +474,9 @@ PairedComparison comparePaired(const std::vector<double>& aRoundMedians, const s
         result.roundRatios.push_back(a / b);
         logs.push_back(std::log(a / b));
     }
+    const double nan = std::numeric_limits<double>::quiet_NaN();
     if (result.roundRatios.empty()) {
+        result.ratio = result.low = result.high = nan;  // no interval, so no verdict can follow from one
         result.reason = "no round measured both";
         return result;
     }
@@ -495,6 +497,14 @@ PairedComparison comparePaired(const std::vector<double>& aRoundMedians, const s
         result.high = std::max(result.high, std::exp(meanLog + half));
         how += " and a t interval over the round noise (sd " + formatPercent(options.pooledLogSd, 2) + ", " +
                std::to_string(family) + " comparisons)";
+    }
+    // Only a finite interval decides (times out of range would give inf or NaN, and NaN fails every test below in
+    // a way that would read as a verdict).
+    if (!(std::isfinite(result.ratio) && std::isfinite(result.low) && std::isfinite(result.high) && result.low > 0)) {
+        result.ratio = result.low = result.high = nan;
+        result.verdict = Comparison::Ambiguous;
+        result.reason = "the round ratios give no finite interval (" + how + "): nothing is decided";
+        return result;
     }
     const double fasterBelow = 1 - options.threshold, slowerAbove = 1 + options.threshold;
     const std::string interval = "ratio " + formatFixed(result.ratio, 4) + " in [" + formatFixed(result.low, 4) +

@@ -98,7 +98,19 @@ FlaConfigFile parseFlaConfig(const Json& doc, const std::string& fileName) {
             }
             if (const Json* config = r.object(item, at, "config"))
                 e.config = detail::readTritonConfig(*config, at + "/config", r);
-            if (const Json* timing = r.member(item, at, "best_timing", Need::Optional)) e.best_timing = *timing;
+            if (const Json* timing = r.member(item, at, "best_timing", Need::Optional)) {
+                // Triton's timings as FLA keeps them: each a time or Infinity (a failed config), as import-triton reads.
+                const auto check = [&](const Json& t, const std::string& path) {
+                    if (t.is_number() && !isValidTimingMs(t.get<double>(), true))
+                        r.fail(path, "a timing " + timingRuleText(t.get<double>(), true));
+                };
+                if (timing->is_array())
+                    for (std::size_t j = 0; j < timing->size(); ++j)
+                        check((*timing)[j], jsonPointerAppend(at + "/best_timing", j));
+                else
+                    check(*timing, at + "/best_timing");
+                e.best_timing = *timing;
+            }
             file.entries.push_back(std::move(e));
         }
     }

@@ -9,6 +9,7 @@
 #include "interop_internal.hpp"
 #include "profile_internal.hpp"
 #include "tunescope/base/hashing.hpp"
+#include "tunescope/formats/validation.hpp"
 
 namespace tunescope {
 
@@ -65,11 +66,14 @@ TritonAutotuneCache parseTritonAutotuneCache(std::string_view text, const std::s
                     r.fail(path, "a timing must be a number (milliseconds) or Infinity, got " + ModelReader::describe(value));
                     return;
                 }
-                double ms = value.get<double>();
-                // Python writes NaN and Triton reads it back; a NaN timing says the benchmark of that config failed,
-                // so it counts as a failed config (infinite), not as a broken file.
-                if (std::isnan(ms)) ms = std::numeric_limits<double>::infinity();
-                if (ms < 0) r.fail(path, "a timing must be a non-negative number of milliseconds");
+                const double ms = value.get<double>();
+                // Triton writes Infinity for a config that failed. A NaN (or 0, or negative) timing is no time: with
+                // NaN, Triton's own min() over the timings depends on their order, so which config it chose cannot
+                // be told (issue 25).
+                if (!isValidTimingMs(ms, true)) {
+                    r.fail(path, "a timing " + timingRuleText(ms, true));
+                    return;
+                }
                 entry.timings.push_back(ms);
             };
             if (timings.is_array()) {

@@ -13,6 +13,20 @@ namespace tunescope {
 
 namespace fs = std::filesystem;
 
+bool isValidTimingMs(double ms, bool failedMarker) {
+    if (std::isinf(ms) && ms > 0) return failedMarker;
+    return std::isfinite(ms) && ms > 0;
+}
+
+std::string timingRuleText(double ms, bool failedMarker) {
+    std::string shown;
+    if (std::isnan(ms)) shown = "NaN";
+    else if (std::isinf(ms)) shown = ms > 0 ? "Infinity" : "-Infinity";
+    else shown = formatPythonFloat(ms);
+    return std::string("must be a finite number of milliseconds > 0") +
+           (failedMarker ? " or Infinity (a config that failed)" : "") + ", not " + shown;
+}
+
 std::string_view toString(Severity severity) {
     switch (severity) {
     case Severity::Error: return "error";
@@ -500,7 +514,7 @@ private:
         if (e.basis != kBasisMeasured)
             warning("basis-measured", at,
                     "an evidence object on an entry whose basis is \"" + e.basis + "\", not \"measured-best\"");
-        if (!(m.median_ms > 0) || !(m.p20_ms > 0) || !(m.p80_ms > 0))
+        if (!isValidTimingMs(m.median_ms) || !isValidTimingMs(m.p20_ms) || !isValidTimingMs(m.p80_ms))
             error("evidence-timing", at + "/median_ms", "timings must be positive milliseconds");
         else if (!(m.p20_ms <= m.median_ms && m.median_ms <= m.p80_ms))
             error("evidence-timing", at,

@@ -204,7 +204,11 @@ void judgeShape(HeadToHeadReport& report, const SweepPlan& plan, const SweepShap
         row.paired.ratio = row.paired.low = row.paired.high = 1;
     } else {
         row.paired = comparePairedRecords(*row.candidateRecord, *row.baselineRecord, shapeNoise);
-        row.verdict = controlFailed ? HeadToHeadVerdict::Noisy : fromPaired(row.paired.verdict);
+        // No finite interval (no round measured both): nothing was measured side by side, so nothing passes.
+        const bool judged = std::isfinite(row.paired.low) && std::isfinite(row.paired.high);
+        row.verdict = !judged        ? HeadToHeadVerdict::NotMeasured
+                      : controlFailed ? HeadToHeadVerdict::Noisy
+                                      : fromPaired(row.paired.verdict);
     }
     report.rows.push_back(std::move(row));
 }

@@ -101,7 +101,7 @@ MeasuredEvidence evidenceFor(const ResultRecord& chosen, const ShapeDecision& sh
     j["fastest_median_ms"] = fastest.m.medianMs;
     if (incumbent) {
         j["fastest_vs_incumbent_round_ratios"] = ratiosJson(decision.roundRatios);
-        j["fastest_vs_incumbent_interval"] = Json::array({decision.ratioLow, decision.ratioHigh});
+        j["fastest_vs_incumbent_interval"] = Json::array({finiteOrNull(decision.ratioLow), finiteOrNull(decision.ratioHigh)});
         j["fastest_vs_incumbent"] = toString(decision.bestVsIncumbent);
         if (&chosen != incumbent) {
             const PairedComparison chosenVsIncumbent = comparePairedRecords(chosen, *incumbent, shape);
@@ -434,8 +434,7 @@ PromoteReport promoteFiles(const std::filesystem::path& profileFile, const std::
     if (options.resultsSha256.empty()) options.resultsSha256 = sha256FileHex(resultsFile);
     if (options.resultsFileName.empty()) options.resultsFileName = resultsFile.filename().string();
     PromoteReport report = promote(profile, results, options);
-    if (results.truncatedTail)
-        report.warnings.push_back(resultsFile.string() + " ends in an incomplete line (a killed sweep); it was ignored");
+    report.warnings.insert(report.warnings.begin(), results.warnings.begin(), results.warnings.end());
     return report;
 }
 

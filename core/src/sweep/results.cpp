@@ -17,9 +17,11 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <sstream>
 
 #include "tunescope/base/hashing.hpp"
+#include "tunescope/formats/validation.hpp"
 
 namespace tunescope {
 
@@ -57,6 +59,14 @@ public:
         return v.get<std::int64_t>();
     }
     std::int64_t integerOr(const char* key, std::int64_t fallback) const { return has(key) ? integer(key) : fallback; }
+    // An integer that must fit an int (NB, counts, config members): 2^31 is refused, not wrapped around.
+    int smallInt(const char* key) const {
+        const std::int64_t v = integer(key);
+        if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+            fail(key, "is " + std::to_string(v) + ", out of the range of an int");
+        return static_cast<int>(v);
+    }
+    int smallIntOr(const char* key, int fallback) const { return has(key) ? smallInt(key) : fallback; }
     double number(const char* key) const {
         const ReadJson& v = field(key);
         if (v.is_null()) return std::numeric_limits<double>::infinity();
@@ -90,10 +100,10 @@ L2NormConfig configFromJson(const ReadJson& value, const LineReader& at) {
     if (!value.is_object()) at.fail("config", "must be an object");
     LineReader c(value, at.file(), at.line());
     L2NormConfig config;
-    config.blockRows = static_cast<int>(c.integer("BT"));
-    config.numWarps = static_cast<int>(c.integer("num_warps"));
-    config.numStages = static_cast<int>(c.integer("num_stages"));
-    config.numCtas = static_cast<int>(c.integerOr("num_ctas", 1));
+    config.blockRows = c.smallInt("BT");
+    config.numWarps = c.smallInt("num_warps");
+    config.numStages = c.smallInt("num_stages");
+    config.numCtas = c.smallIntOr("num_ctas", 1);
     return config;
 }
 
@@ -102,7 +112,7 @@ void deviceTagFromJson(const LineReader& r, std::string* backend, int* index, st
     if (!device.is_object()) r.fail("device", "must be an object");
     LineReader d(device, r.file(), r.line());
     *backend = d.string("backend");
-    *index = static_cast<int>(d.integer("index"));
+    *index = d.smallInt("index");
     *name = d.string("name");
 }
 
@@ -141,10 +151,10 @@ ResultRecord recordFromJson(const ReadJson& object, const std::string& file, std
     ResultRecord rec;
     rec.line = line;
     rec.kind = kindFromJson(r);
-    rec.nb = static_cast<int>(r.integer("nb"));
+    rec.nb = r.smallInt("nb");
     rec.rows = r.integer("rows");
-    rec.batch = static_cast<int>(r.integerOr("batch", 0));
-    rec.paddedTokens = static_cast<int>(r.integerOr("padded_tokens", 0));
+    rec.batch = r.smallIntOr("batch", 0);
+    rec.paddedTokens = r.smallIntOr("padded_tokens", 0);
     if (rec.kind == ResultRecord::Kind::L2Norm) rec.config = configFromJson(r.field("config"), r);
     rec.inGrid = r.has("in_grid") ? r.boolean("in_grid") : true;
     rec.profileConfig = r.has("profile_config") ? r.boolean("profile_config") : false;
@@ -184,22 +194,23 @@ ResultRecord recordFromJson(const ReadJson& object, const std::string& file, std
         }
     }
     // Statistics are stored, not recomputed: they were computed from full-precision samples.
-    m.sampleCount = static_cast<int>(r.integer("samples"));
+    m.sampleCount = r.smallInt("samples");
     if (static_cast<std::size_t>(m.sampleCount) != n) r.fail("samples", "does not match the length of raw_ms");
-    m.warmupCount = static_cast<int>(r.integerOr("warmup_samples", 0));
-    m.throttledCount = static_cast<int>(r.integerOr("throttled_samples", 0));
+    m.warmupCount = r.smallIntOr("warmup_samples", 0);
+    m.throttledCount = r.smallIntOr("throttled_samples", 0);
     m.medianMs = r.number("median_ms");
     m.p20Ms = r.number("p20_ms");
     m.p80Ms = r.number("p80_ms");
     m.minMs = r.number("min_ms");
-    m.maxMs = r.numberOr("max_ms", m.maxMs);
-    m.meanMs = r.numberOr("mean_ms", m.meanMs);
+    // Optional since v1: NaN when not recorded (0 would read as a time).
+    m.maxMs = r.numberOr("max_ms", std::numeric_limits<double>::quiet_NaN());
+    m.meanMs = r.numberOr("mean_ms", std::numeric_limits<double>::quiet_NaN());
     m.relStdev = r.number("rel_stdev");
     m.ciLowMs = r.number("ci_low_ms");
     m.ciHighMs = r.number("ci_high_ms");
     m.relNoise = r.number("rel_noise");
     m.meanClockMHz = r.numberOr("mean_sm_clock_mhz", -1);
-    m.referenceClockMHz = static_cast<int>(r.integerOr("reference_clock_mhz", -1));
+    m.referenceClockMHz = r.smallIntOr("reference_clock_mhz", -1);
     m.converged = r.boolean("converged");
     m.timedOut = r.has("timed_out") ? r.boolean("timed_out") : false;
     if (!stopReasonFromString(r.string("stop_reason"), &m.stopReason))
@@ -221,9 +232,9 @@ ResultRecord recordFromJson(const ReadJson& object, const std::string& file, std
     conditionArray("raw_power_w", m.powerW);
     conditionArray("raw_temperature_c", m.temperatureC);
     conditionArray("raw_clock_events", m.clockEventReasons);
-    m.powerCapCount = static_cast<int>(r.integerOr("power_cap_samples", 0));
+    m.powerCapCount = r.smallIntOr("power_cap_samples", 0);
     rec.racedOut = r.has("raced_out") ? r.boolean("raced_out") : false;
-    rec.replica = static_cast<int>(r.integerOr("replica", 0));
+    rec.replica = r.smallIntOr("replica", 0);
     if (r.has("rounds")) {
         const ReadJson& rounds = r.field("rounds");
         if (!rounds.is_array()) r.fail("rounds", "must be an array of round objects");
@@ -231,11 +242,11 @@ ResultRecord recordFromJson(const ReadJson& object, const std::string& file, std
             if (!rounds[i].is_object()) r.fail("rounds/" + std::to_string(i), "must be an object");
             LineReader round(rounds[i], file, line);
             RoundSummary s;
-            s.round = static_cast<int>(round.integer("round"));
-            s.position = static_cast<int>(round.integerOr("position", 0));
-            s.firstSample = static_cast<int>(round.integer("first_sample"));
-            s.sampleCount = static_cast<int>(round.integer("samples"));
-            s.throttledCount = static_cast<int>(round.integerOr("throttled_samples", 0));
+            s.round = round.smallInt("round");
+            s.position = round.smallIntOr("position", 0);
+            s.firstSample = round.smallInt("first_sample");
+            s.sampleCount = round.smallInt("samples");
+            s.throttledCount = round.smallIntOr("throttled_samples", 0);
             s.medianMs = round.number("median_ms");
             s.p20Ms = round.numberOr("p20_ms", s.medianMs);
             s.p80Ms = round.numberOr("p80_ms", s.medianMs);
@@ -267,10 +278,10 @@ ResultError errorFromJson(const ReadJson& object, const std::string& file, std::
     ResultError e;
     e.line = line;
     e.kind = kindFromJson(r);
-    e.nb = static_cast<int>(r.integer("nb"));
+    e.nb = r.smallInt("nb");
     e.rows = r.integer("rows");
     if (e.kind == ResultRecord::Kind::L2Norm && r.has("config")) e.config = configFromJson(r.field("config"), r);
-    e.replica = static_cast<int>(r.integerOr("replica", 0));
+    e.replica = r.smallIntOr("replica", 0);
     if (r.has("l2") && !l2RegimeFromString(r.string("l2"), &e.l2))
         r.fail("l2", "must be \"cold\", \"warm\" or \"hot\"");
     deviceTagFromJson(r, &e.deviceBackend, &e.deviceIndex, &e.deviceName);
@@ -324,6 +335,244 @@ ResultsHeader headerFromJson(const std::string& text, const std::string& file) {
 }
 
 
+// --- what a header lets its records be ----------------------------------------------------------------------------
+// One check of every record against physics, its header's devices and its header's plan (docs/sweep.md, "Reading
+// it"), on both parse paths: a file whose records are well-formed JSON but cannot be true is refused, naming the line
+// and the member, before any command draws a conclusion from it.
+
+using ConfigTuple = std::tuple<int, int, int, int>;
+ConfigTuple configTuple(const L2NormConfig& c) { return {c.blockRows, c.numWarps, c.numStages, c.numCtas}; }
+
+struct HeaderScope {
+    std::set<std::pair<int, std::int64_t>> shapes;    // (NB, T) of plan.shapes
+    std::set<int> nbs;                                // the NBs among them
+    std::set<ConfigTuple> grid;                       // plan.grid
+    std::map<int, std::vector<ConfigTuple>> policy;   // NB -> plan.profile's and plan.baseline's configs
+    std::set<std::tuple<std::string, int, std::string>> devices;  // (backend, index, name) of the header's devices
+    int replicas = 1;                                 // plan.replicas (A/A plans), else 1
+    std::set<L2Regime> regimes;                       // plan.l2, or cold_l2's one regime; empty: not said (older plans)
+};
+
+// Reads the plan's members that say which records belong to it; strict about their types (Error at line 1 with the
+// JSON Pointer), lenient about everything else (v1 plans and plans of older versions differ in other members).
+class PlanScopeReader {
+public:
+    explicit PlanScopeReader(const std::string& file) : file_(file) {}
+
+    [[noreturn]] void fail(const std::string& pointer, const std::string& message) const {
+        throw Error(file_, lineLabel(1, pointer), message);
+    }
+    const Json& member(const Json& object, const std::string& pointer, const char* key) const {
+        const auto it = object.find(key);
+        if (it == object.end()) fail(jsonPointerAppend(pointer, key), std::string(key) + " is missing");
+        return *it;
+    }
+    int smallInt(const Json& object, const std::string& pointer, const char* key) const {
+        const Json& v = member(object, pointer, key);
+        if (!v.is_number_integer() || v.get<std::int64_t>() < std::numeric_limits<int>::min() ||
+            v.get<std::int64_t>() > std::numeric_limits<int>::max())
+            fail(jsonPointerAppend(pointer, key), std::string(key) + " must be an integer of int range");
+        return v.get<int>();
+    }
+    ConfigTuple config(const Json& value, const std::string& pointer) const {
+        if (!value.is_object()) fail(pointer, "a config must be an object");
+        const int ctas = value.contains("num_ctas") ? smallInt(value, pointer, "num_ctas") : 1;
+        return {smallInt(value, pointer, "BT"), smallInt(value, pointer, "num_warps"),
+                smallInt(value, pointer, "num_stages"), ctas};
+    }
+    void policy(const Json& plan, const char* key, HeaderScope& scope) const {
+        const auto it = plan.find(key);
+        if (it == plan.end() || it->is_null()) return;
+        const std::string pointer = jsonPointerAppend("/plan", key);
+        if (!it->is_object()) fail(pointer, std::string(key) + " must be an object or null");
+        const Json& configs = member(*it, pointer, "configs");
+        const std::string at = jsonPointerAppend(pointer, "configs");
+        if (!configs.is_object()) fail(at, "configs must be an object of NB -> config");
+        for (auto c = configs.begin(); c != configs.end(); ++c) {
+            int nb = 0;
+            const auto [end, ec] = std::from_chars(c.key().data(), c.key().data() + c.key().size(), nb);
+            if (ec != std::errc() || end != c.key().data() + c.key().size())
+                fail(jsonPointerAppend(at, c.key()), "the key must be an NB number");
+            scope.policy[nb].push_back(config(c.value(), jsonPointerAppend(at, c.key())));
+        }
+    }
+
+private:
+    std::string file_;
+};
+
+HeaderScope scopeFromHeader(const ResultsHeader& header, const std::string& file) {
+    const PlanScopeReader r(file);
+    HeaderScope scope;
+    const Json& plan = header.plan;
+    if (!plan.is_object())
+        r.fail("/plan", plan.is_null() ? "plan is missing: the records cannot be checked against the sweep plan"
+                                       : "plan must be an object");
+    const Json& shapes = r.member(plan, "/plan", "shapes");
+    if (!shapes.is_array()) r.fail("/plan/shapes", "shapes must be an array");
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+        const std::string at = jsonPointerAppend("/plan/shapes", i);
+        if (!shapes[i].is_object()) r.fail(at, "a shape must be an object");
+        const Json& rows = r.member(shapes[i], at, "rows");
+        if (!rows.is_number_integer()) r.fail(jsonPointerAppend(at, "rows"), "rows must be an integer");
+        const int nb = r.smallInt(shapes[i], at, "nb");
+        scope.shapes.insert({nb, rows.get<std::int64_t>()});
+        scope.nbs.insert(nb);
+    }
+    const Json& grid = r.member(plan, "/plan", "grid");
+    if (!grid.is_array()) r.fail("/plan/grid", "grid must be an array");
+    for (std::size_t i = 0; i < grid.size(); ++i) scope.grid.insert(r.config(grid[i], jsonPointerAppend("/plan/grid", i)));
+    r.policy(plan, "profile", scope);
+    r.policy(plan, "baseline", scope);
+    if (plan.contains("replicas")) {
+        scope.replicas = r.smallInt(plan, "/plan", "replicas");
+        if (scope.replicas < 1) r.fail("/plan/replicas", "replicas must be at least 1");
+    }
+    if (plan.contains("l2")) {
+        const Json& regimes = plan["l2"];
+        if (!regimes.is_array()) r.fail("/plan/l2", "l2 must be an array of regimes");
+        for (std::size_t i = 0; i < regimes.size(); ++i) {
+            L2Regime regime = L2Regime::Cold;
+            if (!regimes[i].is_string() || !l2RegimeFromString(regimes[i].get<std::string>(), &regime))
+                r.fail(jsonPointerAppend("/plan/l2", i), "must be \"cold\", \"warm\" or \"hot\"");
+            scope.regimes.insert(regime);
+        }
+    } else if (plan.contains("cold_l2") && plan["cold_l2"].is_boolean()) {
+        scope.regimes.insert(plan["cold_l2"].get<bool>() ? L2Regime::Cold : L2Regime::Hot);
+    }
+    for (const DeviceInfo& d : header.devices) scope.devices.insert({d.backend, d.index, d.name});
+    return scope;
+}
+
+// "-1", "1e+308", "null" (the reader reads a null time as infinity): a value as the line holds it.
+std::string shownNumber(double value) {
+    if (std::isinf(value) && value > 0) return "null";
+    char text[40];
+    std::snprintf(text, sizeof text, "%.10g", value);
+    return text;
+}
+
+class RecordChecker {
+public:
+    RecordChecker(const HeaderScope& scope, const std::string& file, std::size_t line)
+        : scope_(scope), file_(file), line_(line) {}
+
+    [[noreturn]] void fail(const std::string& pointer, const std::string& message) const {
+        throw Error(file_, lineLabel(line_, pointer), message);
+    }
+    // A time: finite, > 0 and at most kMaxRecordTimeMs. `optional` lets NaN (the member was absent or null) pass.
+    void time(double value, const std::string& pointer, bool optional = false) const {
+        if (optional && std::isnan(value)) return;
+        if (isValidTimingMs(value) && value <= kMaxRecordTimeMs) return;
+        fail(pointer, "is " + shownNumber(value) + ", but a time must be a finite number of ms, > 0 and at most " +
+                          shownNumber(kMaxRecordTimeMs) + " (an hour)");
+    }
+    // A duration that may be 0 (wall time, measured time): finite and >= 0.
+    void duration(double value, const std::string& pointer) const {
+        if (std::isfinite(value) && value >= 0 && value <= kMaxRecordTimeMs * 1e3) return;
+        fail(pointer, "is " + shownNumber(value) + ", but a duration must be a finite number of ms, >= 0");
+    }
+    // A relative spread (rel_stdev, rel_noise): >= 0; null (infinite) where too few samples give none.
+    void spread(double value, const std::string& pointer) const {
+        if (value >= 0) return;
+        fail(pointer, "is " + shownNumber(value) + ", but a relative spread must be >= 0 (or null)");
+    }
+    void count(std::int64_t value, const std::string& pointer, std::int64_t most = -1) const {
+        if (value < 0) fail(pointer, "is " + std::to_string(value) + ", but a count must be >= 0");
+        if (most >= 0 && value > most)
+            fail(pointer, "is " + std::to_string(value) + ", more than the " + std::to_string(most) + " samples");
+    }
+
+    void device(const std::string& backend, int index, const std::string& name) const {
+        if (scope_.devices.count({backend, index, name})) return;
+        fail("/device", backend + ":" + std::to_string(index) + " \"" + name +
+                            "\" is not one of the devices of the file's header (line 1, /devices): the record was not "
+                            "measured by the sweep that wrote this header");
+    }
+    void item(ResultRecord::Kind kind, int nb, std::int64_t rows, const L2NormConfig* config, int replica,
+              L2Regime regime) const {
+        if (!scope_.regimes.empty() && !scope_.regimes.count(regime))
+            fail("/l2", "\"" + toString(regime) + "\" is not an L2 regime of the file's plan (line 1, /plan/l2 or "
+                                                   "/plan/cold_l2)");
+        if (!scope_.shapes.count({nb, rows})) {
+            const bool nbKnown = scope_.nbs.count(nb) > 0;
+            fail(nbKnown ? "/rows" : "/nb", "NB " + std::to_string(nb) + " with T = " + std::to_string(rows) +
+                                                " rows is not a shape of the file's plan (line 1, /plan/shapes)");
+        }
+        if (kind == ResultRecord::Kind::L2Norm && config) {
+            const ConfigTuple wanted = configTuple(*config);
+            const auto policy = scope_.policy.find(nb);
+            const bool ofPolicy = policy != scope_.policy.end() &&
+                                  std::find(policy->second.begin(), policy->second.end(), wanted) != policy->second.end();
+            if (!scope_.grid.count(wanted) && !ofPolicy)
+                fail("/config", configText(*config) + " is not a config of the file's plan at NB " + std::to_string(nb) +
+                                    " (neither in line 1, /plan/grid nor the plan's profile or baseline config)");
+        }
+        if (replica < 0 || replica >= scope_.replicas)
+            fail("/replica", "is " + std::to_string(replica) + ", but the plan measures " +
+                                 std::to_string(scope_.replicas) + " replica(s) per config (0 to " +
+                                 std::to_string(scope_.replicas - 1) + ")");
+    }
+
+private:
+    const HeaderScope& scope_;
+    const std::string& file_;
+    std::size_t line_;
+};
+
+void checkRecordTimes(const ResultRecord& rec, const RecordChecker& c) {
+    const Measurement& m = rec.m;
+    c.time(m.medianMs, "/median_ms");
+    c.time(m.p20Ms, "/p20_ms");
+    c.time(m.p80Ms, "/p80_ms");
+    c.time(m.minMs, "/min_ms");
+    c.time(m.maxMs, "/max_ms", true);   // optional in v1 files
+    c.time(m.meanMs, "/mean_ms", true);
+    c.time(m.ciLowMs, "/ci_low_ms");
+    c.time(m.ciHighMs, "/ci_high_ms");
+    c.spread(m.relStdev, "/rel_stdev");
+    c.spread(m.relNoise, "/rel_noise");
+    c.duration(m.measuredTimeMs, "/measured_ms");
+    c.duration(m.wallTimeMs, "/wall_ms");
+    for (std::size_t i = 0; i < m.samplesMs.size(); ++i) c.time(m.samplesMs[i], jsonPointerAppend("/raw_ms", i));
+    for (std::size_t i = 0; i < rec.rounds.size(); ++i) {
+        const RoundSummary& s = rec.rounds[i];
+        const std::string at = jsonPointerAppend("/rounds", i);
+        c.time(s.medianMs, at + "/median_ms");
+        c.time(s.p20Ms, at + "/p20_ms");
+        c.time(s.p80Ms, at + "/p80_ms");
+        c.time(s.ciLowMs, at + "/ci_low_ms");
+        c.time(s.ciHighMs, at + "/ci_high_ms");
+        c.duration(s.wallTimeMs, at + "/wall_ms");
+        c.count(s.position, at + "/position");
+        c.count(s.throttledCount, at + "/throttled_samples", s.sampleCount);
+    }
+}
+
+void checkRecord(const ResultRecord& rec, const HeaderScope& scope, const std::string& file) {
+    const RecordChecker c(scope, file, rec.line);
+    c.device(rec.deviceBackend, rec.deviceIndex, rec.deviceName);
+    c.item(rec.kind, rec.nb, rec.rows, &rec.config, rec.replica, rec.l2);
+    const Measurement& m = rec.m;
+    if (m.sampleCount < 1) c.fail("/samples", "is " + std::to_string(m.sampleCount) + ", but a measurement has at least one sample");
+    c.count(m.warmupCount, "/warmup_samples");
+    c.count(m.throttledCount, "/throttled_samples", m.sampleCount);
+    c.count(m.powerCapCount, "/power_cap_samples", m.sampleCount);
+    c.count(rec.batch, "/batch");
+    c.count(rec.paddedTokens, "/padded_tokens");
+    if (!(std::isfinite(rec.gbps) && rec.gbps >= 0))
+        c.fail("/gbps", "is " + shownNumber(rec.gbps) + ", but a throughput must be finite and >= 0");
+    checkRecordTimes(rec, c);
+}
+
+// An error line names what failed: a device of the header and an item of the plan (its config may be absent).
+void checkError(const ResultError& error, bool hasConfig, const HeaderScope& scope, const std::string& file) {
+    const RecordChecker c(scope, file, error.line);
+    c.device(error.deviceBackend, error.deviceIndex, error.deviceName);
+    c.item(error.kind, error.nb, error.rows, hasConfig ? &error.config : nullptr, error.replica, error.l2);
+}
+
+
 // --- fast path for measurement lines ------------------------------------------------------------------------------
 // A full sweep is ~2400 lines of a few hundred numbers each; building a DOM per line costs most of the load time.
 // This parser reads a measurement line straight into a ResultRecord. It accepts any valid JSON formatting (spaces,
@@ -336,6 +585,7 @@ public:
 
     bool parseRecord(ResultRecord& rec) {
         RecordFields seen;
+        rec.m.maxMs = rec.m.meanMs = std::numeric_limits<double>::quiet_NaN();  // not recorded unless the line has them
         if (!object([&](const std::string& k) { return recordMember(k, rec, seen); })) return false;
         skipWs();
         if (p_ != end_) return false;
@@ -413,8 +663,8 @@ private:
         if (k == "p20_ms") return numberOrInf(m.p20Ms) && (seen.p20 = true);
         if (k == "p80_ms") return numberOrInf(m.p80Ms) && (seen.p80 = true);
         if (k == "min_ms") return numberOrInf(m.minMs) && (seen.min = true);
-        if (k == "max_ms") return optionalNumber(m.maxMs, m.maxMs);
-        if (k == "mean_ms") return optionalNumber(m.meanMs, m.meanMs);
+        if (k == "max_ms") return optionalNumber(m.maxMs, std::numeric_limits<double>::quiet_NaN());
+        if (k == "mean_ms") return optionalNumber(m.meanMs, std::numeric_limits<double>::quiet_NaN());
         if (k == "rel_stdev") return numberOrInf(m.relStdev) && (seen.stdev = true);
         if (k == "ci_low_ms") return numberOrInf(m.ciLowMs) && (seen.ciLow = true);
         if (k == "ci_high_ms") return numberOrInf(m.ciHighMs) && (seen.ciHigh = true);
@@ -988,28 +1238,40 @@ Json headerToJson(const ResultsHeader& header) {
     return j;
 }
 
+namespace {
+// A NUL byte is never part of JSON text, but nlohmann's parser takes one for the end of its input and ignores
+// whatever follows: refused like any other byte after a line's JSON, with its line and column.
+void refuseNulByte(std::string_view content, const std::string& file, std::size_t line) {
+    const std::size_t nul = content.find('\0');
+    if (nul != std::string_view::npos)
+        throw Error(file, lineLabel(line) + ", column " + std::to_string(nul + 1),
+                    "not valid JSON: a NUL byte (JSON text never holds one, and nothing may follow a line's JSON)");
+}
+}  // namespace
+
 ResultsFile loadResults(const std::filesystem::path& file) {
     const std::string name = file.string();
     // Results of a full sweep with raw samples are a few MB; allow far more than that before calling it a mistake.
-    const std::string text = readTextFile(file, 1ull << 30);
+    const std::string text = readTextFile(file, kMaxResultsFileBytes);
     ResultsFile out;
     out.path = file;
     if (text.empty()) throw Error(name, "", "the results file is empty (no header line)");
+    const std::size_t headerEnd = text.find('\n');
+    if (headerEnd == std::string::npos)
+        throw Error(name, lineLabel(1), "the header line is incomplete (the sweep was killed while starting)");
+    const std::string_view headerLine(text.data(), headerEnd);
+    refuseNulByte(headerLine, name, 1);
+    out.header = headerFromJson(std::string(headerLine), name);
+    const HeaderScope scope = scopeFromHeader(out.header, name);
 
-    std::size_t pos = 0, line = 0;
+    std::size_t pos = headerEnd + 1, line = 1;
+    out.validBytes = pos;
     while (pos < text.size()) {
         const std::size_t newline = text.find('\n', pos);
         const bool complete = newline != std::string::npos;
         const std::size_t end = complete ? newline : text.size();
         const std::string_view content(text.data() + pos, end - pos);
         ++line;
-        if (line == 1) {
-            if (!complete) throw Error(name, lineLabel(1), "the header line is incomplete (the sweep was killed while starting)");
-            out.header = headerFromJson(std::string(content), name);
-            pos = end + 1;
-            out.validBytes = pos;
-            continue;
-        }
         if (content.find_first_not_of(" \t\r") == std::string_view::npos) {  // blank line
             pos = end + (complete ? 1 : 0);
             if (complete) out.validBytes = pos;
@@ -1019,11 +1281,13 @@ ResultsFile loadResults(const std::filesystem::path& file) {
             ResultRecord fast;
             if (FastLineParser(content).parseRecord(fast)) {
                 fast.line = line;
+                checkRecord(fast, scope, name);
                 out.records.push_back(std::move(fast));
                 pos = end + 1;
                 out.validBytes = pos;
                 continue;
             }
+            refuseNulByte(content, name, line);
         }
         ReadJson object;
         if (const auto deep = findExcessiveNesting(content))
@@ -1032,14 +1296,14 @@ ResultsFile loadResults(const std::filesystem::path& file) {
         try {
             object = ReadJson::parse(content);
         } catch (const ReadJson::exception& e) {  // parse errors, and out_of_range for numbers like 1e2994
-            if (!complete) {  // a kill mid-write: ignore the partial last line
-                out.truncatedTail = true;
-                break;
-            }
-            throw Error(name, lineLabel(line), std::string("not valid JSON: ") + e.what());
+            if (complete) throw Error(name, lineLabel(line), std::string("not valid JSON: ") + e.what());
         }
-        if (!complete) {  // parsed, but the newline never made it: treat as partial too, it is re-measured
+        if (!complete) {  // a kill mid-write (parsed or not, the newline never made it): ignored, and re-measured
             out.truncatedTail = true;
+            out.truncatedLine = line;
+            out.warnings.push_back(name + " line " + std::to_string(line) +
+                                   ": ignored an incomplete last line (a sweep killed while writing it; resuming the "
+                                   "sweep measures it again)");
             break;
         }
         if (!object.is_object()) throw Error(name, lineLabel(line), "each line must be a JSON object");
@@ -1047,8 +1311,11 @@ ResultsFile loadResults(const std::filesystem::path& file) {
         const std::string typeName = type != object.end() && type->is_string() ? type->get<std::string>() : "";
         if (typeName == "measurement") {
             out.records.push_back(recordFromJson(object, name, line));
+            checkRecord(out.records.back(), scope, name);
         } else if (typeName == "error") {
             out.errors.push_back(errorFromJson(object, name, line));
+            const auto config = object.find("config");
+            checkError(out.errors.back(), config != object.end() && !config->is_null(), scope, name);
         } else {
             throw Error(name, lineLabel(line, "/type"), "unknown line type \"" + typeName +
                                                               "\" (expected \"measurement\" or \"error\")");
@@ -1189,9 +1456,8 @@ MergeReport mergeResults(const std::vector<std::filesystem::path>& inputs, const
     std::vector<std::string> texts;
     for (const auto& input : inputs) {
         files.push_back(loadResults(input));
-        texts.push_back(readTextFile(input, 1ull << 30));
-        if (files.back().truncatedTail)
-            report.warnings.push_back(input.string() + ": ignored an incomplete last line (a killed sweep)");
+        texts.push_back(readTextFile(input, kMaxResultsFileBytes));
+        report.warnings.insert(report.warnings.end(), files.back().warnings.begin(), files.back().warnings.end());
     }
     const ResultsHeader& first = files.front().header;
     for (std::size_t i = 1; i < files.size(); ++i) {

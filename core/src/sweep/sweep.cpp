@@ -528,10 +528,11 @@ Measurement pooledMeasurement(Slot& slot, int referenceClock) {
     return m;
 }
 
-// Rewrites `file` keeping its header and the lines not in `dropLines` (1-based); returns the new size.
+// Rewrites `file` keeping its header (or putting `newHeader` in its place) and the lines not in `dropLines`
+// (1-based); returns the new size.
 std::uint64_t rewriteWithout(const std::filesystem::path& file, std::uint64_t validBytes,
-                             const std::set<std::size_t>& dropLines) {
-    std::string text = readTextFile(file, 1ull << 30);
+                             const std::set<std::size_t>& dropLines, const std::string& newHeader = "") {
+    std::string text = readTextFile(file, kMaxResultsFileBytes);
     text.resize(std::min<std::size_t>(text.size(), validBytes));
     std::string kept;
     std::size_t pos = 0, line = 0;
@@ -539,7 +540,8 @@ std::uint64_t rewriteWithout(const std::filesystem::path& file, std::uint64_t va
         const std::size_t newline = text.find('\n', pos);
         const std::size_t end = newline == std::string::npos ? text.size() : newline + 1;
         ++line;
-        if (!dropLines.count(line)) kept.append(text, pos, end - pos);
+        if (line == 1 && !newHeader.empty()) kept += newHeader + "\n";
+        else if (!dropLines.count(line)) kept.append(text, pos, end - pos);
         pos = end;
     }
     writeFileAtomic(file, kept);
@@ -652,8 +654,23 @@ std::set<std::size_t> openResults(SweepRun& run, const ResultsHeader& header, co
     std::set<std::size_t> dropLines;
     std::size_t keptLines = 0;
     std::set<std::size_t> doneShapes = completeShapes(existing, items, dropLines, keptLines);
+    // The reader takes a record only from a device of its header: devices this run adds (another index of the same
+    // model, or any device under --allow-mixed-devices) join the header before they write a line.
+    Json headerLine = existing.header.raw;
+    std::size_t added = 0;
+    for (const DeviceInfo& d : header.devices) {
+        const bool listed = std::any_of(existing.header.devices.begin(), existing.header.devices.end(), [&](const DeviceInfo& e) {
+            return e.backend == d.backend && e.index == d.index && e.name == d.name;
+        });
+        if (!listed && headerLine.is_object() && headerLine["devices"].is_array()) {
+            headerLine["devices"].push_back(deviceInfoToJson(d));
+            ++added;
+        }
+    }
     std::uint64_t validBytes = existing.validBytes;
-    if (!dropLines.empty()) validBytes = rewriteWithout(out, existing.validBytes, dropLines);
+    if (!dropLines.empty() || added > 0)
+        validBytes = rewriteWithout(out, existing.validBytes, dropLines,
+                                    added > 0 ? headerLine.dump(-1, ' ', false, Json::error_handler_t::replace) : "");
     run.writer.emplace(out, validBytes);
     run.note("resuming " + run.outName + ": " + std::to_string(doneShapes.size()) + " complete shapes (" +
              std::to_string(keptLines) + " lines) already there" +

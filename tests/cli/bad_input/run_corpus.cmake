@@ -6,6 +6,10 @@
 # member (files named *-member-KEY-null|array|number|string), a run that refuses or flags the file (exit 1 or 2)
 # must also name that member's JSON Pointer, /KEY. Results files are left out of that: their mutated header is a
 # one-line file without its newline, which the reader rightly takes for a header torn by a kill.
+# The results folder also holds the repros of issue 25 (r-*: results files that cannot be true). For each,
+# ${CORPUS}/results-expected.txt gives the outcome every command that reads results (merge, promote, confirm --results,
+# compare, decisions of two files and of one) must give: its exit code (* = 0 or 1) and texts its output must hold,
+# {file} standing for the file's path (the file, line and JSON Pointer, or a warning naming the file and line).
 # With -DSANITIZED=ON (a CLI built with ASan + UBSan, tests/cli/sanitized_bad_input.cmake) any sanitizer report in a
 # run's output is a failure too, whatever the exit code: a report that ends in exit 1 would otherwise pass as a
 # documented code.
@@ -25,6 +29,28 @@ set(runs 0)
 # anything else must be refused naming the file.
 set(confirm_tiny --backend cpu --hot --nb 1 --rows-per-nb 64 --rounds 1 --no-aa --min-samples 1 --max-samples 1
     --min-time 0 --warmup 1 --timeout 100 --device-warmup 0)
+
+# name -> "code;needle;..." of the issue-25 repros.
+set(expected_names "")
+if(KIND STREQUAL "results")
+  file(STRINGS "${CORPUS}/results-expected.txt" expected_lines)
+  foreach(entry IN LISTS expected_lines)
+    if(entry MATCHES "^#")
+      continue()
+    endif()
+    string(REPLACE "\t" ";" fields "${entry}")
+    list(POP_FRONT fields name)
+    set(expected_${name} "${fields}")
+    list(APPEND expected_names "${name}")
+    if(NOT EXISTS "${CORPUS}/results/${name}")
+      message(FATAL_ERROR "results-expected.txt names ${name}, which is not in ${CORPUS}/results")
+    endif()
+  endforeach()
+  list(LENGTH expected_names expected_count)
+  if(expected_count LESS 20)
+    message(FATAL_ERROR "results-expected.txt lists ${expected_count} repros; regenerate the corpus")
+  endif()
+endif()
 
 function(check_run file named)
   execute_process(COMMAND "${CLI}" ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 5)
@@ -46,6 +72,22 @@ function(check_run file named)
     if(at EQUAL -1)
       set(problem "exit ${code} without naming the member's JSON Pointer ${pointer}")
     endif()
+  endif()
+  if(NOT problem AND expectation)  # an issue-25 repro through a command that reads results
+    list(GET expectation 0 want)
+    list(SUBLIST expectation 1 -1 needles)
+    if(want STREQUAL "*" AND NOT code MATCHES "^[01]$")
+      set(problem "exit ${code}, expected 0 or 1 (the file is readable, with a warning)")
+    elseif(NOT want STREQUAL "*" AND NOT code EQUAL want)
+      set(problem "exit ${code}, expected ${want}")
+    endif()
+    foreach(needle IN LISTS needles)
+      string(REPLACE "{file}" "${named}" needle "${needle}")
+      string(FIND "${out}${err}" "${needle}" at)
+      if(NOT problem AND at EQUAL -1)
+        set(problem "output without \"${needle}\"")
+      endif()
+    endforeach()
   endif()
   if(problem)
     if(SANITIZED)
@@ -99,9 +141,14 @@ foreach(input IN LISTS inputs)
     check_run("${base}" "${cache}/l2norm_fwd_kernel.autotune.json" confirm "${WORK}/cache" --baseline "${WORK}/cache"
               ${confirm_tiny} --out "${scratch}.jsonl")
   elseif(KIND STREQUAL "results")
+    set(expectation "${expected_${base}}")  # empty for the generated mutations: any documented outcome
     check_run("${base}" "${input}" merge "${input}" --out "${scratch}.jsonl")
     check_run("${base}" "${input}" promote "${SEEDS}/profile.json" --results "${input}" --out "${scratch}.json")
     check_run("${base}" "${input}" confirm --results "${input}")
+    check_run("${base}" "${input}" compare "${SEEDS}/results.jsonl" "${input}")
+    check_run("${base}" "${input}" decisions "${input}" "${SEEDS}/results.jsonl")
+    check_run("${base}" "${input}" decisions "${input}")
+    set(expectation "")
   elseif(KIND STREQUAL "envelope")
     check_run("${base}" "${input}" verify "${SEEDS}/profile.json" --pubkey "${SEEDS}/signer.pub.pem" --sig "${input}")
     set(pointer "")  # read as a PEM public key, not as JSON

@@ -142,7 +142,7 @@ struct PairedComparison {
     Comparison verdict = Comparison::Ambiguous;
     std::vector<double> roundRatios;  // a / b per common round (rounds where either is missing are left out)
     double ratio = 0;                 // median of roundRatios
-    double low = 0, high = 0;         // the interval of the ratio
+    double low = 0, high = 0;         // the interval of the ratio; NaN (and AMBIGUOUS) when there is no finite one
     std::string reason;
 };
 
@@ -150,7 +150,8 @@ struct PairedComparison {
 // The interval is the union of (1) [min, max] of the round ratios and (2) exp(mean log ratio -+ q * s * sqrt(2/n))
 // with s the pooled round noise, q the Student t quantile at confidence / familySize (two-sided) and n the common
 // rounds. FASTER: high <= 1 - threshold; SLOWER: low >= 1 + threshold; SAME: [low, high] within 1 -+ threshold;
-// AMBIGUOUS otherwise (and with no common round).
+// AMBIGUOUS otherwise; with no common round or no finite interval, AMBIGUOUS with ratio, low and high NaN, so that
+// no verdict ever contradicts the interval shown with it.
 PairedComparison comparePaired(const std::vector<double>& aRoundMedians, const std::vector<double>& bRoundMedians,
                                const PairedOptions& options);
 

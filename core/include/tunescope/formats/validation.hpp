@@ -35,6 +35,14 @@ enum class DocumentKind { Profile, CublasLtReport, FlaConfig, TritonAutotuneCach
 DocumentKind detectDocumentKind(const Json& document);
 std::string_view toString(DocumentKind kind);  // "profile", "cublaslt-report", "fla-config", "triton-autotune-cache"
 
+// The one rule for a measured time in every file TuneScope reads (sweep results, Triton's autotune cache, FLA's
+// config cache, a profile's evidence): a finite number of milliseconds > 0. Triton and FLA write +Infinity for a
+// config that failed, which `failedMarker` lets through. NaN is never a time (Python's min() over timings holding
+// NaN depends on their order, so no reader could tell which config was chosen).
+bool isValidTimingMs(double ms, bool failedMarker = false);
+// "must be a finite number of milliseconds > 0[ or Infinity (a config that failed)], not NaN": for messages.
+std::string timingRuleText(double ms, bool failedMarker = false);
+
 // Which launch rules apply: gfx9xx -> AMD (wave64, num_warps <= 16, num_ctas 1, no maxnreg/ir_override),
 // sm_XX -> NVIDIA (num_warps <= 32), anything else -> Unknown (checked with the NVIDIA limits, plus a warning).
 enum class TargetVendor { Amd, Nvidia, Unknown };

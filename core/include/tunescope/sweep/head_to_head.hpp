@@ -44,7 +44,7 @@ enum class HeadToHeadVerdict {
     Slower,       // the candidate is slower: its whole interval lies above 1 + threshold
     Undecided,    // the interval straddles a threshold: neither shown faster nor slower
     Noisy,        // an A/A control (identical work) came out FASTER or SLOWER: the machine was too noisy to decide
-    NotMeasured,  // a policy's config has no measurement at this NB (failed or not run)
+    NotMeasured,  // a policy's config has no measurement at this NB (failed or not run), or no round measured both
 };
 std::string toString(HeadToHeadVerdict verdict);  // "same config", "FASTER", "TIE", "SLOWER", ...
 

@@ -105,6 +105,10 @@ struct ResultsFile {
     // Byte length of the complete, parsed lines. A kill mid-write leaves a partial last line after this.
     std::uint64_t validBytes = 0;
     bool truncatedTail = false;    // the last line was incomplete and was ignored
+    std::size_t truncatedLine = 0; // its 1-based line number (0 when none)
+    // What the reader ignored and flagged (docs/sweep.md, "Reading it"), one sentence each naming the file and the
+    // line: every command that reads results prints these the same way.
+    std::vector<std::string> warnings;
 };
 
 // The round medians of a record indexed by round (NaN for rounds it was not measured in), `roundCount` long at
@@ -116,9 +120,22 @@ std::string deviceIdentity(const DeviceInfo& info);
 // Whether two device lists hold the same identities; `why` names the first difference.
 bool sameDeviceIdentities(const std::vector<DeviceInfo>& a, const std::vector<DeviceInfo>& b, std::string* why);
 
-// Reads a results file. A last line that is incomplete (no newline, or not valid JSON) is ignored and flagged;
-// any other bad line throws Error naming the file and "line N". Throws Error when the file is missing, a folder,
-// empty, or its header is not a results header.
+// The largest results file read (plain, or inflated from .gz within base/gz_io's limit): a full sweep with raw
+// samples is a few MB (13 MB inflated for the largest in bench/results), so this is a mistake, not a sweep.
+inline constexpr std::uintmax_t kMaxResultsFileBytes = 1ull << 30;
+
+// The longest time a record may hold for one sample or statistic: no kernel launch takes an hour, and a bound keeps
+// every ratio of two times finite.
+inline constexpr double kMaxRecordTimeMs = 3.6e6;
+
+// Reads a results file. A last line that is incomplete (no newline, or not valid JSON) is ignored and flagged (in
+// `warnings`); any other bad line throws Error naming the file, "line N" and the JSON Pointer of the bad member.
+// Every measurement and error line is checked against its header (docs/sweep.md, "Reading it"): its times
+// (statistics, round summaries, raw samples) finite and in (0, kMaxRecordTimeMs], its counts non-negative, its
+// device one of the header's devices, its shape one of the plan's shapes and its config one of the plan's grid or
+// the plan's profile or baseline config for its NB, its replica one the plan has; no bytes after a line's JSON.
+// Throws Error when the file is missing, a folder, empty, or its header is not a results header (or has no plan
+// to check the records against).
 ResultsFile loadResults(const std::filesystem::path& file);
 
 // Stable identity of what a record measured, used for resume and duplicate detection:
