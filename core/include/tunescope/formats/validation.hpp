@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tunescope/base/json_io.hpp"
+#include "tunescope/formats/cublaslt_policy.hpp"
 #include "tunescope/formats/profile.hpp"
 
 namespace tunescope {
@@ -29,9 +30,11 @@ struct Diagnostic {
 };
 
 // What kind of document a JSON value is, judged by its members.
-enum class DocumentKind { Profile, CublasLtReport, FlaConfig, TritonAutotuneCache, Unknown };
+enum class DocumentKind { Profile, CublasLtReport, CublasLtPolicy, FlaConfig, TritonAutotuneCache, Unknown };
+// A "format" of "tunescope-cublaslt-policy-v1" is a cuBLASLt policy; any other "format" (or per_NB_policy) a profile.
 DocumentKind detectDocumentKind(const Json& document);
-std::string_view toString(DocumentKind kind);  // "profile", "cublaslt-report", "fla-config", "triton-autotune-cache"
+// "profile", "cublaslt-report", "cublaslt-policy", "fla-config", "triton-autotune-cache"
+std::string_view toString(DocumentKind kind);
 
 // Which launch rules apply: gfx9xx -> AMD (wave64, num_warps <= 16, num_ctas 1, no maxnreg/ir_override),
 // sm_XX -> NVIDIA (num_warps <= 32), anything else -> Unknown (checked with the NVIDIA limits, plus a warning).
@@ -59,6 +62,9 @@ ValidationResult validateProfileJson(const Json& document, const std::string& fi
 // The typed model, e.g. while editing in the GUI (fileName and the files folder come from the options/profile).
 ValidationResult validateProfile(const Profile& profile, const ValidationOptions& options = {});
 ValidationResult validateReportJson(const Json& document, const std::string& fileName);
+// The cuBLASLt policy's rules (docs/cublaslt-policy.md, "Validation rules"): schema, legal enum names, the entries
+// digest, one entry per matmul and environment, data words and attributes, gains, tie sets, hipBLASLt entries.
+ValidationResult validateCublasLtPolicyJson(const Json& document, const std::string& fileName);
 
 // Reads a file, decides what it is and validates it; the files beside a profile are checked against files[].
 // Throws Error for unreadable files, folders, files over 64 MiB and JSON syntax errors.
