@@ -114,6 +114,7 @@ void registerConvert(CLI::App& app, CliContext& ctx) {
     struct Args {
         std::string in, out;
         int indent = -1;
+        bool rehash = false;
     };
     auto args = std::make_shared<Args>();
     auto* sub = app.add_subcommand("convert", "Load a profile, cuBLASLt policy or report through its model and write it back");
@@ -125,6 +126,8 @@ void registerConvert(CLI::App& app, CliContext& ctx) {
     sub->add_option("--out", args->out, "output file (written atomically), or - for stdout")->required();
     sub->add_option("--indent", args->indent, "re-indent with N spaces (0 = one member per line, no indent)")
         ->check(CLI::Range(0, 16));
+    sub->add_flag("--rehash", args->rehash,
+                  "cuBLASLt policies: set entries_sha256 to the entries as they are (after a deliberate hand edit)");
     sub->callback([args, &ctx] {
         const std::string text = readTextFile(args->in);
         JsonReadOptions options;
@@ -132,6 +135,8 @@ void registerConvert(CLI::App& app, CliContext& ctx) {
         const Json document = parseJson(text, args->in, options);
         const DocumentKind kind = detectDocumentKind(document);
         std::string bytes;
+        if (args->rehash && kind != DocumentKind::CublasLtPolicy)
+            throw Error(args->in, "", "--rehash is for cuBLASLt policies (their entries_sha256)");
         if (kind == DocumentKind::Profile) {
             Profile profile = parseProfileText(text, args->in);
             if (args->indent >= 0) profile.layout = JsonLayout::indented(args->indent);
@@ -143,6 +148,7 @@ void registerConvert(CLI::App& app, CliContext& ctx) {
         } else if (kind == DocumentKind::CublasLtPolicy) {
             CublasLtPolicy policy = parseCublasLtPolicyText(text, args->in);
             if (args->indent >= 0) policy.layout = JsonLayout::indented(args->indent);
+            if (args->rehash) policy.entries_sha256 = cublasLtPolicyEntriesSha256(policy);
             bytes = serializeCublasLtPolicy(policy);
         } else {
             throw Error(args->in, "",
