@@ -83,6 +83,9 @@ Json toJson(const LtPolicyAnswer& answer, const CublasLtPolicy& policy) {
 
 namespace {
 
+// Equal as JSON values, whatever the member order (ordered_json compares order too).
+bool sameValue(const Json& a, const Json& b) { return nlohmann::json(a) == nlohmann::json(b); }
+
 std::vector<std::string> changedPaths(const Json& a, const Json& b, const std::set<std::string>& skipTopLevel) {
     std::vector<std::string> paths;
     for (const auto& op : Json::diff(a, b)) {
@@ -120,12 +123,12 @@ CublasLtPolicyDiff diffCublasLtPolicies(const CublasLtPolicy& before, const Cubl
             change.before = *o->second;
         } else {
             const Json a = toJson(*o->second), b = toJson(*n->second);
-            if (a == b) continue;
+            if (sameValue(a, b)) continue;
             change.before = *o->second;
             change.after = *n->second;
-            change.algoChanged = a.value("algo", Json()) != b.value("algo", Json());
-            change.gainChanged = a.value("gain", Json()) != b.value("gain", Json());
-            change.tiesChanged = a.value("ties", Json()) != b.value("ties", Json());
+            change.algoChanged = !sameValue(a.value("algo", Json()), b.value("algo", Json()));
+            change.gainChanged = !sameValue(a.value("gain", Json()), b.value("gain", Json()));
+            change.tiesChanged = !sameValue(a.value("ties", Json()), b.value("ties", Json()));
             change.otherPaths = changedPaths(a, b, {"algo", "gain", "ties"});
         }
         diff.entries.push_back(std::move(change));
@@ -149,7 +152,7 @@ std::string formatEntryChange(const LtPolicyEntryChange& c) {
     if (c.algoChanged) {
         const auto& a = c.before->algo.attributes;
         const auto& b = c.after->algo.attributes;
-        text += " algo " + (a ? describe(*a) : std::string("-")) + " -> " + (b ? describe(*b) : std::string("-")) + ";";
+        text += " " + (a ? describe(*a) : std::string("-")) + " -> " + (b ? describe(*b) : std::string("-")) + ";";
     }
     if (c.gainChanged)
         text += " gain " + formatPythonFloat(c.before->gain.percent) + "% -> " + formatPythonFloat(c.after->gain.percent) + "%;";
