@@ -163,9 +163,10 @@ public:
             lt(cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t(desc_.op), CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &as, sizeof as), "A scales");
             lt(cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t(desc_.op), CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &bs, sizeof bs), "B scales");
         }
+        const cublasLtMatmulAlgo_t a = tcp::detail::lt(algo);
         lt(cublasLtMatmul(handle_, cublasLtMatmulDesc_t(desc_.op), &alpha, a_[s]->p, cublasLtMatrixLayout_t(desc_.a), b_[s]->p,
                           cublasLtMatrixLayout_t(desc_.b), &beta, d_->p, cublasLtMatrixLayout_t(desc_.c), d_->p,
-                          cublasLtMatrixLayout_t(desc_.d), reinterpret_cast<const cublasLtMatmulAlgo_t*>(&algo),
+                          cublasLtMatrixLayout_t(desc_.d), &a,
                           mm_.workspace_bytes ? workspace_->p : nullptr, mm_.workspace_bytes, stream_),
            "cublasLtMatmul");
     }

@@ -224,7 +224,11 @@ struct Choice {
     int entry = -1;                // the entry used, or the one that was refused
     bool ok() const { return source != Source::None; }
 #if defined(TUNESCOPE_CUBLASLT_POLICY_HAVE_CUBLASLT)
-    const cublasLtMatmulAlgo_t& cublasAlgo() const { return *reinterpret_cast<const cublasLtMatmulAlgo_t*>(&algo); }
+    cublasLtMatmulAlgo_t cublasAlgo() const {
+        cublasLtMatmulAlgo_t out;
+        std::memcpy(&out, algo.data, sizeof out);
+        return out;
+    }
 #endif
 };
 
@@ -585,8 +589,13 @@ static_assert(id::kCapMinAlignmentA == CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES &
 
 namespace detail {
 
-inline cublasLtMatmulAlgo_t* lt(AlgoData& a) { return reinterpret_cast<cublasLtMatmulAlgo_t*>(&a); }
-inline const cublasLtMatmulAlgo_t* lt(const AlgoData& a) { return reinterpret_cast<const cublasLtMatmulAlgo_t*>(&a); }
+// cuBLASLt's own struct, copied in and out (no type punning of AlgoData).
+inline cublasLtMatmulAlgo_t lt(const AlgoData& a) {
+    cublasLtMatmulAlgo_t out;
+    std::memcpy(&out, a.data, sizeof out);
+    return out;
+}
+inline void fromLt(const cublasLtMatmulAlgo_t& in, AlgoData& a) { std::memcpy(a.data, &in, sizeof a.data); }
 
 template <typename T>
 int setDesc(cublasLtMatmulDesc_t op, cublasLtMatmulDescAttributes_t attribute, T value) {
@@ -657,7 +666,7 @@ inline int heuristicFirst(void* handle, const Descriptors& d, const Matmul& m, A
     if (s != 0) return s;
     if (returned < 1) return int(CUBLAS_STATUS_NOT_SUPPORTED);
     if (result.state != CUBLAS_STATUS_SUCCESS) return int(result.state);
-    std::memcpy(&algo, &result.algo, sizeof algo);
+    fromLt(result.algo, algo);
     check.workspaceSize = result.workspaceSize;
     check.waves = result.wavesCount;
     return 0;
@@ -681,30 +690,36 @@ inline Api realApi() {
     api.createDescriptors = detail::createDescriptors;
     api.destroyDescriptors = detail::destroyDescriptors;
     api.algoInit = [](void* handle, const Matmul& m, int algoId, AlgoData& algo) {
-        return int(cublasLtMatmulAlgoInit(cublasLtHandle_t(handle), cublasComputeType_t(m.compute_type),
-                                          cudaDataType_t(m.scale_type), cudaDataType_t(m.a_type), cudaDataType_t(m.b_type),
-                                          cudaDataType_t(m.c_type), cudaDataType_t(m.d_type), algoId, detail::lt(algo)));
+        cublasLtMatmulAlgo_t a{};
+        const int s = int(cublasLtMatmulAlgoInit(cublasLtHandle_t(handle), cublasComputeType_t(m.compute_type),
+                                                 cudaDataType_t(m.scale_type), cudaDataType_t(m.a_type),
+                                                 cudaDataType_t(m.b_type), cudaDataType_t(m.c_type),
+                                                 cudaDataType_t(m.d_type), algoId, &a));
+        detail::fromLt(a, algo);
+        return s;
     };
     api.configSet = [](AlgoData& algo, int attribute, const void* value, std::size_t bytes) {
-        return int(cublasLtMatmulAlgoConfigSetAttribute(detail::lt(algo), cublasLtMatmulAlgoConfigAttributes_t(attribute),
-                                                        value, bytes));
+        cublasLtMatmulAlgo_t a = detail::lt(algo);
+        const int s = int(cublasLtMatmulAlgoConfigSetAttribute(&a, cublasLtMatmulAlgoConfigAttributes_t(attribute), value, bytes));
+        detail::fromLt(a, algo);
+        return s;
     };
     api.configGet = [](const AlgoData& algo, int attribute, void* value, std::size_t bytes) {
+        const cublasLtMatmulAlgo_t a = detail::lt(algo);
         std::size_t written = 0;
-        return int(cublasLtMatmulAlgoConfigGetAttribute(detail::lt(algo), cublasLtMatmulAlgoConfigAttributes_t(attribute),
-                                                        value, bytes, &written));
+        return int(cublasLtMatmulAlgoConfigGetAttribute(&a, cublasLtMatmulAlgoConfigAttributes_t(attribute), value, bytes, &written));
     };
     api.capGet = [](const AlgoData& algo, int capability, void* value, std::size_t bytes) {
+        const cublasLtMatmulAlgo_t a = detail::lt(algo);
         std::size_t written = 0;
-        return int(cublasLtMatmulAlgoCapGetAttribute(detail::lt(algo), cublasLtMatmulAlgoCapAttributes_t(capability),
-                                                     value, bytes, &written));
+        return int(cublasLtMatmulAlgoCapGetAttribute(&a, cublasLtMatmulAlgoCapAttributes_t(capability), value, bytes, &written));
     };
     api.algoCheck = [](void* handle, const Descriptors& d, const AlgoData& algo, CheckResult& check) {
         cublasLtMatmulHeuristicResult_t result{};
+        const cublasLtMatmulAlgo_t a = detail::lt(algo);
         const int s = int(cublasLtMatmulAlgoCheck(cublasLtHandle_t(handle), cublasLtMatmulDesc_t(d.op),
                                                   cublasLtMatrixLayout_t(d.a), cublasLtMatrixLayout_t(d.b),
-                                                  cublasLtMatrixLayout_t(d.c), cublasLtMatrixLayout_t(d.d),
-                                                  detail::lt(algo), &result));
+                                                  cublasLtMatrixLayout_t(d.c), cublasLtMatrixLayout_t(d.d), &a, &result));
         check.workspaceSize = result.workspaceSize;
         check.waves = result.wavesCount;
         return s;
