@@ -247,8 +247,9 @@ void registerDiff(CLI::App& app, CliContext& ctx) {
         const DocumentKind kindA = detectDocumentKind(readJsonFile(args->a));
         const DocumentKind kindB = detectDocumentKind(readJsonFile(args->b));
         if ((kindA == DocumentKind::CublasLtPolicy) != (kindB == DocumentKind::CublasLtPolicy))
-            throw Error(kindA == DocumentKind::CublasLtPolicy ? args->b : args->a, "",
-                        "diff compares two profiles or two cuBLASLt policies, not one of each");
+            throw Error(kindA == DocumentKind::CublasLtPolicy ? args->b : args->a, "/format",
+                        "not \"tunescope-cublaslt-policy-v1\" while the other file is a cuBLASLt policy: diff compares "
+                        "two profiles or two cuBLASLt policies, not one of each");
         if (kindA == DocumentKind::CublasLtPolicy) {
             ctx.exitCode = runPolicyDiff(args->a, args->b, args->json);
             return;

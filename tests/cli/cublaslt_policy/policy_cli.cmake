@@ -87,7 +87,7 @@ expect_in("${out}" "changed: m=5376 n=37824 k=14336")
 expect_in("${out}" "custom 5 inner 0 cluster 3 -> algo 66 tile 29 stages 36 split_k 1 reduction 0 swizzle 0 custom 4")
 expect_in("${out}" "gain 0.0% -> 1.5%")
 run_cli(2 out diff "${policy}" "${SEEDS}/fla-l2norm-gfx942-profile.json")
-expect_in("${out}" "not one of each")
+expect_in("${out}" "fla-l2norm-gfx942-profile.json: at /format")
 
 # --- the digest: a hand edit shows; convert --rehash takes it on deliberately.
 run_cli(1 out validate "${WORK}/edited.json")
