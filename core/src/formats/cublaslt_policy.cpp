@@ -59,7 +59,7 @@ std::string algoDataWordText(std::uint64_t word) {
     return text;
 }
 
-namespace {
+namespace lt_policy_file {  // named, not anonymous: a unity build of the core compiles its files as one
 
 int hexDigit(char c) {
     if (c >= '0' && c <= '9') return c - '0';
@@ -80,7 +80,7 @@ std::optional<std::uint64_t> parseDataWord(std::string_view text) {
     return value;
 }
 
-}  // namespace
+}  // namespace lt_policy_file
 
 LtAlgoData algoDataFromRawHex(std::string_view hex) {
     if (hex.size() != 128) throw Error("", "", "raw algorithm hex must be 128 hex digits, got " + std::to_string(hex.size()));
@@ -89,7 +89,7 @@ LtAlgoData algoDataFromRawHex(std::string_view hex) {
         std::uint64_t value = 0;
         for (std::size_t byte = 0; byte < 8; ++byte) {  // little-endian: byte 0 is the low byte
             const std::size_t at = (word * 8 + byte) * 2;
-            const int hi = hexDigit(hex[at]), lo = hexDigit(hex[at + 1]);
+            const int hi = lt_policy_file::hexDigit(hex[at]), lo = lt_policy_file::hexDigit(hex[at + 1]);
             if (hi < 0 || lo < 0) throw Error("", "", "raw algorithm hex has a non-hex digit at " + std::to_string(at));
             value |= std::uint64_t(hi * 16 + lo) << (8 * byte);
         }
@@ -98,7 +98,7 @@ LtAlgoData algoDataFromRawHex(std::string_view hex) {
     return data;
 }
 
-namespace {
+namespace lt_policy_file {
 
 // --- reading -----------------------------------------------------------------------------------------------------
 
@@ -473,19 +473,19 @@ Json sourceToJson(const LtPolicySource& s) {
     return out;
 }
 
-}  // namespace
+}  // namespace lt_policy_file
 
 Json toJson(const LtPolicyEntry& e) {
     Json out = objectOrEmpty(e.original);
     put(out, "library", e.library);
-    put(out, "matmul", matmulToJson(e.matmul));
-    put(out, "algo", algoToJson(e.algo));
-    put(out, "heuristic_first", e.heuristic_first ? algoToJson(*e.heuristic_first) : Json(nullptr));
-    put(out, "gain", gainToJson(e.gain));
-    put(out, "ties", e.ties ? tiesToJson(*e.ties) : Json(nullptr));
-    put(out, "environment", environmentToJson(e.environment));
-    put(out, "parity", e.parity ? parityToJson(*e.parity) : Json(nullptr));
-    put(out, "source", sourceToJson(e.source));
+    put(out, "matmul", lt_policy_file::matmulToJson(e.matmul));
+    put(out, "algo", lt_policy_file::algoToJson(e.algo));
+    put(out, "heuristic_first", e.heuristic_first ? lt_policy_file::algoToJson(*e.heuristic_first) : Json(nullptr));
+    put(out, "gain", lt_policy_file::gainToJson(e.gain));
+    put(out, "ties", e.ties ? lt_policy_file::tiesToJson(*e.ties) : Json(nullptr));
+    put(out, "environment", lt_policy_file::environmentToJson(e.environment));
+    put(out, "parity", e.parity ? lt_policy_file::parityToJson(*e.parity) : Json(nullptr));
+    put(out, "source", lt_policy_file::sourceToJson(e.source));
     return out;
 }
 
@@ -506,7 +506,7 @@ CublasLtPolicy readCublasLtPolicy(const Json& doc, ModelReader& r) {
     if (const Json* entries = r.array(doc, "", "entries")) {
         for (std::size_t i = 0; i < entries->size(); ++i) {
             const std::string at = jsonPointerAppend("/entries", i);
-            if (r.isObject((*entries)[i], at)) p.entries.push_back(readEntry((*entries)[i], at, r));
+            if (r.isObject((*entries)[i], at)) p.entries.push_back(lt_policy_file::readEntry((*entries)[i], at, r));
         }
     }
     return p;

@@ -50,7 +50,7 @@ LtMatmul matmulForRowMajorProblem(std::int64_t M, std::int64_t N, std::int64_t K
     return m;
 }
 
-namespace {
+namespace lt_policy_export {  // named, not anonymous: a unity build of the core compiles its files as one
 
 std::string architectureOf(const std::vector<std::int64_t>& capability) {
     if (capability.size() != 2) return "";
@@ -274,7 +274,7 @@ LtPolicyEntry entryFromTrajectoryReport(const Json& report, ModelReader& r) {
     return entry;
 }
 
-}  // namespace
+}  // namespace lt_policy_export
 
 PolicyExportResult exportCublasLtPolicy(const std::vector<std::filesystem::path>& reports) {
     PolicyExportResult result;
@@ -304,8 +304,8 @@ PolicyExportResult exportCublasLtPolicy(const std::vector<std::filesystem::path>
         }
         r.isObject(*selected, "/selected");
         LtPolicyEntry entry;
-        if (mode == "gemm-explore") entry = entryFromExplorerReport(report, r);
-        else if (mode == "production-trajectory") entry = entryFromTrajectoryReport(report, r);
+        if (mode == "gemm-explore") entry = lt_policy_export::entryFromExplorerReport(report, r);
+        else if (mode == "production-trajectory") entry = lt_policy_export::entryFromTrajectoryReport(report, r);
         else r.fail("/mode", "\"" + mode + "\" is neither an explorer report (\"gemm-explore\") nor the seed's "
                               "(\"production-trajectory\")");
         entry.source.report = name;
@@ -330,7 +330,7 @@ PolicyExportResult exportCublasLtPolicy(const std::vector<std::filesystem::path>
 // hipBLASLt's tuning-override file
 // ---------------------------------------------------------------------------------------------------------------
 
-namespace {
+namespace lt_policy_export {
 
 // hipblaslt-bench's type strings for the types whose meaning is the same in every hipBLASLt release. FP8's "f8_r"
 // is HIP_R_8F_E4M3_FNUZ in some releases and HIP_R_8F_E4M3 in others, so FP8 entries are not exported.
@@ -364,7 +364,7 @@ std::string hipblasltRefusal(const LtPolicyEntry& e) {
     return "";
 }
 
-}  // namespace
+}  // namespace lt_policy_export
 
 HipblasltOverrideExport hipblasltOverrideFile(const CublasLtPolicy& policy) {
     HipblasltOverrideExport out;
@@ -373,7 +373,7 @@ HipblasltOverrideExport hipblasltOverrideFile(const CublasLtPolicy& policy) {
     bool mixedVersions = false;
     for (std::size_t i = 0; i < policy.entries.size(); ++i) {
         const LtPolicyEntry& e = policy.entries[i];
-        const std::string why = hipblasltRefusal(e);
+        const std::string why = lt_policy_export::hipblasltRefusal(e);
         if (!why.empty()) {
             out.refused.push_back("entry " + std::to_string(i) + " (" + describe(e.matmul) + "): " + why);
             continue;
@@ -387,8 +387,8 @@ HipblasltOverrideExport hipblasltOverrideFile(const CublasLtPolicy& policy) {
         rows += "transA,transB,batch_count,m,n,k,a_type,b_type,c_type,compute_type,solution_index,solution_name\n";
         rows += std::string(op(m.transa)) + "," + op(m.transb) + "," + std::to_string(m.batch_count) + "," +
                 std::to_string(m.m) + "," + std::to_string(m.n) + "," + std::to_string(m.k) + "," +
-                hipblasltType(m.a_type) + "," + hipblasltType(m.b_type) + "," + hipblasltType(m.c_type) + "," +
-                hipblasltCompute(m.compute_type) + "," + std::to_string(*e.algo.solution_index) + "," +
+                lt_policy_export::hipblasltType(m.a_type) + "," + lt_policy_export::hipblasltType(m.b_type) + "," + lt_policy_export::hipblasltType(m.c_type) + "," +
+                lt_policy_export::hipblasltCompute(m.compute_type) + "," + std::to_string(*e.algo.solution_index) + "," +
                 *e.algo.solution_name + "\n";
         ++out.written;
     }

@@ -7,7 +7,7 @@
 
 namespace tunescope {
 
-namespace {
+namespace lt_policy_query {  // named, not anonymous: a unity build of the core compiles its files as one
 
 std::string versionText(const std::optional<std::int64_t>& version) {
     return version ? std::to_string(*version) : std::string("unknown");
@@ -39,7 +39,7 @@ int reasonRank(const std::string& reason) {
     return 3;
 }
 
-}  // namespace
+}  // namespace lt_policy_query
 
 LtPolicyAnswer lookupCublasLtPolicy(const CublasLtPolicy& policy, const LtPolicyQuery& query) {
     LtPolicyAnswer answer;
@@ -52,7 +52,7 @@ LtPolicyAnswer lookupCublasLtPolicy(const CublasLtPolicy& policy, const LtPolicy
     }
     std::pair<std::string, std::string> best;
     for (int i : answer.sameMatmul) {
-        const auto mismatch = environmentMismatch(policy.entries[std::size_t(i)], query);
+        const auto mismatch = lt_policy_query::environmentMismatch(policy.entries[std::size_t(i)], query);
         if (mismatch.first.empty()) {
             answer.entry = i;
             const auto& attributes = policy.entries[std::size_t(i)].algo.attributes;
@@ -61,7 +61,7 @@ LtPolicyAnswer lookupCublasLtPolicy(const CublasLtPolicy& policy, const LtPolicy
                             "meet the algorithm's CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_*)";
             return answer;
         }
-        if (best.first.empty() || reasonRank(mismatch.first) < reasonRank(best.first)) best = mismatch;
+        if (best.first.empty() || lt_policy_query::reasonRank(mismatch.first) < lt_policy_query::reasonRank(best.first)) best = mismatch;
     }
     answer.fallback = best.first;
     answer.detail = best.second + "; the loaders use the heuristic's first choice";
@@ -81,7 +81,7 @@ Json toJson(const LtPolicyAnswer& answer, const CublasLtPolicy& policy) {
 
 // ---------------------------------------------------------------------------------------------------------------
 
-namespace {
+namespace lt_policy_query {
 
 // Equal as JSON values, whatever the member order (ordered_json compares order too).
 bool sameValue(const Json& a, const Json& b) { return nlohmann::json(a) == nlohmann::json(b); }
@@ -97,7 +97,7 @@ std::vector<std::string> changedPaths(const Json& a, const Json& b, const std::s
     return paths;
 }
 
-}  // namespace
+}  // namespace lt_policy_query
 
 CublasLtPolicyDiff diffCublasLtPolicies(const CublasLtPolicy& before, const CublasLtPolicy& after) {
     CublasLtPolicyDiff diff;
@@ -123,13 +123,13 @@ CublasLtPolicyDiff diffCublasLtPolicies(const CublasLtPolicy& before, const Cubl
             change.before = *o->second;
         } else {
             const Json a = toJson(*o->second), b = toJson(*n->second);
-            if (sameValue(a, b)) continue;
+            if (lt_policy_query::sameValue(a, b)) continue;
             change.before = *o->second;
             change.after = *n->second;
-            change.algoChanged = !sameValue(a.value("algo", Json()), b.value("algo", Json()));
-            change.gainChanged = !sameValue(a.value("gain", Json()), b.value("gain", Json()));
-            change.tiesChanged = !sameValue(a.value("ties", Json()), b.value("ties", Json()));
-            change.otherPaths = changedPaths(a, b, {"algo", "gain", "ties"});
+            change.algoChanged = !lt_policy_query::sameValue(a.value("algo", Json()), b.value("algo", Json()));
+            change.gainChanged = !lt_policy_query::sameValue(a.value("gain", Json()), b.value("gain", Json()));
+            change.tiesChanged = !lt_policy_query::sameValue(a.value("ties", Json()), b.value("ties", Json()));
+            change.otherPaths = lt_policy_query::changedPaths(a, b, {"algo", "gain", "ties"});
         }
         diff.entries.push_back(std::move(change));
     }
