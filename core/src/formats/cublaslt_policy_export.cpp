@@ -139,11 +139,12 @@ std::optional<std::int64_t> regimeRounds(const Json& selected, const std::string
 
 LtPolicyGain gainFromExplorerReport(const Json& report, const Json& selected, ModelReader& r) {
     LtPolicyGain gain;
-    gain.over_heuristic = r.boolean(selected, "/selected", "left_baseline").value_or(false);
-    gain.regime = r.string(selected, "/selected", "regime").value_or("sustained");
+    // Reports from before the confirm stage have no regime (they timed back to back: sustained).
+    gain.over_heuristic = r.boolean(selected, "/selected", "left_baseline", Need::Optional).value_or(false);
+    gain.regime = r.string(selected, "/selected", "regime", Need::Optional).value_or("sustained");
     if (gain.over_heuristic) {
-        gain.percent = r.number(selected, "/selected", "improvement_percent").value_or(0.0);
-        if (const Json* iv = r.array(selected, "/selected", "improvement_interval_95_percent"); iv && iv->size() == 2 &&
+        gain.percent = r.number(selected, "/selected", "improvement_percent", Need::Optional).value_or(0.0);
+        if (const Json* iv = r.array(selected, "/selected", "improvement_interval_95_percent", Need::Optional); iv && iv->size() == 2 &&
                                                                                                  (*iv)[0].is_number() && (*iv)[1].is_number())
             gain.interval_95_percent = std::pair{(*iv)[0].get<double>(), (*iv)[1].get<double>()};
         const bool verified = r.boolean(selected, "/selected", "verified", Need::Optional).value_or(false);

@@ -35,6 +35,11 @@ if(NOT members EQUAL 2)
   message(FATAL_ERROR "the tie set has ${members} members, not 2")
 endif()
 
+# A report of the explorer's first method (H200, 2026-12-02: no confirm stage, no regime, gzipped) exports too.
+run_cli(0 out export-cublaslt "${OLD_REPORT}" --out "${WORK}/old.json")
+expect_in("${out}" "the heuristic's first choice, kept")
+run_cli(0 out validate "${WORK}/old.json")
+
 # Nothing to export, or two answers for one question: exit 1, nothing written.
 file(READ "${DATA}/explore-seed-fp8.json" fp8)
 string(JSON empty SET "${fp8}" selected null)
