@@ -4,8 +4,9 @@
 Usage: make_bad_input_corpus.py [OUT_DIR]   (default: tests/data/bad-input beside this script)
 
 Every mutation is generated (fixed random seed, so reruns give the same bytes), never hand-picked. Kinds:
-profile, report, fla, triton, results, envelope, grid. The results folder also holds the repros of issue 25 (r-*:
-results files that cannot be true), whose expected outcome is in results-expected.txt. tests/cli/bad_input.cmake runs every file-reading CLI
+profile, report, fla, triton, results, envelope, grid, policy (cuBLASLt). The results folder also holds the repros of
+issue 25 (r-*: results files that cannot be true), whose expected outcome is in results-expected.txt.
+tests/cli/bad_input.cmake runs every file-reading CLI
 command over the corpus (docs/formats.md, "Bad input").
 """
 import json
@@ -37,6 +38,8 @@ def seeds():
         "grid": [b'[{"BT": 8, "num_warps": 1, "num_stages": 3}, {"BT": 32, "num_warps": 2, "num_stages": 3}]',
                  b'{"BT": [8, 32], "num_warps": [1], "num_stages": [3]}',
                  b"BT,num_warps,num_stages\n8,1,3\n32,2,3\n"],
+        # Last, so that adding it left the other kinds' files (drawn from the same random sequence) as they were.
+        "policy": [read(os.path.join(HERE, "data", "cublaslt-policy", "policy.json"))],
     }
 
 

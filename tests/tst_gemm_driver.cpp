@@ -6,6 +6,8 @@
 // tens of seconds of simulated time). Also the plugin loader's refusal of a plugin built for another interface.
 #include <QtTest/QtTest>
 
+#include <algorithm>
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -592,7 +594,21 @@ private slots:
         QVERIFY2(r.failure.empty(), r.failure.c_str());
         QVERIFY2(r.selection.leftBaseline, r.selection.reason.c_str());
         const g::Candidate& selected = r.candidates[std::size_t(r.selection.candidateIndex)];
-        QCOMPARE(selected.config, fewestCyclesConfig());
+        // Configurations up to about 1% costlier (custom 4: exactly 1% more cycles) are not shown faster or slower
+        // than it by more than the 1% threshold: they tie with the fewest-cycles config, and the lowest configuration
+        // of the tie set that cleared the threshold is selected (kTieRule). What the tie rule may give up is bounded
+        // by the threshold plus what the rounds cannot resolve.
+        const std::vector<int>& ties = r.selection.tieSet;
+        QVERIFY(std::any_of(ties.begin(), ties.end(), [&](int i) {
+            return r.candidates[std::size_t(i)].config == fewestCyclesConfig();
+        }));
+        QVERIFY(std::find(ties.begin(), ties.end(), r.selection.candidateIndex) != ties.end());
+        QVERIFY(costOf(selected.config).megacycles < 1.015 * costOf(fewestCyclesConfig()).megacycles);
+        for (int i : ties) {
+            const g::Candidate& c = r.candidates[std::size_t(i)];
+            if (c.sustained && c.sustained->vsTop.lowPercent > r.selection.requiredGainPercent)
+                QVERIFY(!(c.config < selected.config));
+        }
         QCOMPARE(selected.final->verdictVsBaseline, std::string("FASTER"));
         QVERIFY2(r.selection.lowPercent > 2.5 && r.selection.highPercent < 5.5, r.selection.reason.c_str());
         QVERIFY(r.power.measured);

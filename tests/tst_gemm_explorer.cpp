@@ -77,6 +77,22 @@ g::Candidate timedCandidate(int index, double firstMs, double finalMs, bool bitw
     return c;
 }
 
+// A confirmed finalist whose per-round blocks are `gain` percent faster than an 8 ms top, wobbling by `spread`
+// in the given phase (so two finalists can move against each other round by round).
+g::Candidate tiedFinalist(int index, std::uint32_t tile, double gain, double spread, int phase) {
+    g::Candidate c = timedCandidate(index, 8.0, 8.0, true);
+    c.config.tileId = tile;
+    g::RegimeMeasurement m;
+    for (int round = 0; round < 6; ++round) {
+        const double wobble = 1.0 + spread * ((round + phase) % 2 == 0 ? 1.0 : -1.0);
+        m.msPerRound.push_back(8.0 * (1.0 - gain / 100.0) * wobble);
+        m.topMsPerRound.push_back(8.0);
+    }
+    m.vsTop = g::pairedGain(m.topMsPerRound, m.msPerRound);
+    c.sustained = m;
+    return c;
+}
+
 // A synthetic cuBLASLt for the planner: configurations are valid on a fixed pattern, and the time is a separable
 // function with its optimum three moves away from the "heuristic" answer. Stands in for the GPU only in this test.
 struct Landscape {
@@ -461,6 +477,55 @@ private slots:
         QCOMPARE(keep.candidateIndex, 0);
         QVERIFY(keep.reason.find("bitwise") != std::string::npos);
         QCOMPARE(g::selectCandidate({}, 0, g::SelectionRule{}, aa).candidateIndex, -1);
+    }
+
+    void tieSetPicksTheLowestConfiguration() {
+        const std::optional<g::PairedGain> aa = g::pairedGain({8.0, 8.1, 7.9}, {8.0, 8.1, 7.9});
+        // #1 (tile 405) and #2 (tile 402) both clear 1% and cannot be told apart (they move against each other by
+        // 0.8% per round); #3 is clearly slower than the anchor; #4 ties but does not clear the threshold.
+        std::vector<g::Candidate> c{timedCandidate(0, 8.0, 8.0, true), tiedFinalist(1, 405, 3.2, 0.004, 0),
+                                    tiedFinalist(2, 402, 3.0, 0.004, 1), tiedFinalist(3, 401, 0.5, 0.0005, 0),
+                                    tiedFinalist(4, 400, 2.4, 0.02, 0)};
+        QVERIFY(c[4].sustained->vsTop.lowPercent <= 1.0);
+        const g::Selection s = g::selectCandidate(c, 0, g::SelectionRule{}, aa);
+        QCOMPARE(s.tieAnchor, 1);  // the highest gain that cleared
+        QCOMPARE(s.tieSet, (std::vector<int>{1, 2, 4}));
+        QVERIFY(!s.tieAnchorOver[0].valid());
+        QVERIFY(s.tieAnchorOver[1].lowPercent <= 1.0);
+        QCOMPARE(s.candidateIndex, 2);  // the lowest configuration among the tied ones that cleared
+        QVERIFY(s.leftBaseline);
+        QVERIFY(std::fabs(s.gainPercent - c[2].sustained->vsTop.gainPercent) < 1e-12);
+        QVERIFY2(s.reason.find("ties with 2 other finalists (the highest gain was #1)") != std::string::npos, s.reason.c_str());
+
+        // Another run that finds the same tie set in another order, with the gains the other way round, selects the
+        // same configuration.
+        std::vector<g::Candidate> again{timedCandidate(0, 8.0, 8.0, true), tiedFinalist(1, 402, 3.2, 0.004, 0),
+                                        tiedFinalist(2, 405, 3.0, 0.004, 1)};
+        const g::Selection t = g::selectCandidate(again, 0, g::SelectionRule{}, aa);
+        QCOMPARE(t.tieSet.size(), std::size_t(2));
+        QCOMPARE(again[std::size_t(t.candidateIndex)].config, c[std::size_t(s.candidateIndex)].config);
+
+        // Clearly apart (3% against 6%, steady rounds): no tie, the highest gain wins even with the higher tile.
+        std::vector<g::Candidate> apart{timedCandidate(0, 8.0, 8.0, true), tiedFinalist(1, 410, 6.0, 0.001, 0),
+                                        tiedFinalist(2, 401, 3.0, 0.001, 1)};
+        const g::Selection u = g::selectCandidate(apart, 0, g::SelectionRule{}, aa);
+        QCOMPARE(u.tieSet, std::vector<int>{1});
+        QCOMPARE(u.candidateIndex, 1);
+
+        // The report names the tie set and the rule, in `selected` and in `confirm`.
+        g::ExplorationResult r = minimalResult();
+        r.candidates = c;
+        r.selection = s;
+        const Json report = g::buildExplorerReport(r);
+        const Json& ties = report["selected"]["ties"];
+        QCOMPARE(ties["rule"].get<std::string>(), std::string(g::kTieRule));
+        QCOMPARE(ties["anchor_candidate_index"].get<int>(), 1);
+        QCOMPARE(ties["picked_candidate_index"].get<int>(), 2);
+        QCOMPARE(ties["members"].size(), std::size_t(3));
+        QCOMPARE(ties["members"][1]["tile_id"].get<int>(), 402);
+        QCOMPARE(ties["members"][2]["cleared"].get<bool>(), false);
+        QVERIFY(ties["members"][1]["anchor_gain_over_it"]["interval_95_percent"].is_array());
+        QCOMPARE(report["confirm"]["ties"], ties);
     }
 
     // --- Guided search --------------------------------------------------------------------------------------

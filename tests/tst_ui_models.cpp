@@ -16,10 +16,12 @@
 #include "documents/profiledocument.hpp"
 #include "documents/resultsdocument.hpp"
 #include "mainwindow.hpp"
+#include "models/cublasltpolicymodel.hpp"
 #include "models/diffmodel.hpp"
 #include "models/jsontreemodel.hpp"
 #include "models/policytablemodel.hpp"
 #include "models/validationmodel.hpp"
+#include "pages/cublasltpolicyview.hpp"
 #include "pages/cublasltview.hpp"
 #include "pages/diffview.hpp"
 #include "pages/plotsview.hpp"
@@ -217,6 +219,61 @@ private slots:
         QCOMPARE(model.indexForPointer(QStringLiteral("/supported/nope")).data(JsonTreeModel::PointerRole).toString(),
                  QStringLiteral("/supported"));
         QCOMPARE(jsonPointerTokens(QStringLiteral("/a~1b/c~0d")), (QStringList{QStringLiteral("a/b"), QStringLiteral("c~d")}));
+    }
+
+    void cublasLtPolicyModelAndPage() {
+        const QString policy =
+            QDir(qEnvironmentVariable("TUNESCOPE_TESTDATA")).filePath(QStringLiteral("cublaslt-policy/policy.json"));
+        CublasLtPolicyModel model;
+        auto tester = test(&model);
+        model.setPolicy(loadCublasLtPolicy(policy.toStdString()));
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.columnCount(), int(CublasLtPolicyModel::ColumnCount));
+        auto cell = [&](int row, int column, int role = Qt::DisplayRole) { return model.index(row, column).data(role); };
+        QCOMPARE(cell(0, CublasLtPolicyModel::ShapeColumn).toString(), QStringLiteral("64x5376x14336 TN bf16"));
+        QCOMPARE(cell(0, CublasLtPolicyModel::GainColumn).toString(), QStringLiteral("3.48%"));
+        QCOMPARE(cell(0, CublasLtPolicyModel::IntervalColumn).toString(), QStringLiteral("[3.47, 3.49]"));
+        QCOMPARE(cell(0, CublasLtPolicyModel::TiesColumn).toString(), QStringLiteral("2 tied"));
+        QVERIFY(cell(0, CublasLtPolicyModel::AlgorithmColumn).toString().contains(QStringLiteral("tile 112x64")));
+        QCOMPARE(cell(0, CublasLtPolicyModel::BytesColumn).toString(), QStringLiteral("raw bytes"));
+        QCOMPARE(cell(1, CublasLtPolicyModel::GainColumn).toString(), QStringLiteral("heuristic kept"));
+        QCOMPARE(cell(2, CublasLtPolicyModel::BytesColumn).toString(), QStringLiteral("rebuilt from attributes"));
+        QCOMPARE(cell(2, CublasLtPolicyModel::GpuColumn).toString(), QStringLiteral("NVIDIA GB10 (sm_121)"));
+        QCOMPARE(cell(0, CublasLtPolicyModel::GainColumn, CublasLtPolicyModel::SortRole).toDouble(),
+                 model.policy().entries[0].gain.percent);
+        QCOMPARE(cell(1, CublasLtPolicyModel::VersionColumn).toLongLong(), 130100);
+
+        // The window opens a policy on its own page, with the validation verdict and the selected entry in full.
+        MainWindow window;
+        QVERIFY(window.openFile(policy, /*quiet=*/true));
+        QCOMPARE(window.pages()->currentIndex(), int(MainWindow::Page::CublasLtPolicy));
+        CublasLtPolicyView* view = window.cublasLtPolicyView();
+        QCOMPARE(view->model()->rowCount(), 3);
+        QVERIFY2(view->summaryText().contains(QStringLiteral("3 entries; 0 errors")), qPrintable(view->summaryText()));
+        QVERIFY(view->summaryText().contains(QStringLiteral("Not signed")));
+        QVERIFY(view->detailsText().contains(QStringLiteral("Entry 0: m=5376 n=64 k=14336")));
+        QVERIFY(view->detailsText().contains(QStringLiteral("Tie set (2 members")));
+        view->table()->sortByColumn(CublasLtPolicyModel::GainColumn, Qt::DescendingOrder);
+        view->selectEntry(2);
+        QVERIFY(view->detailsText().startsWith(QStringLiteral("Entry 2:")));
+        QCOMPARE(view->table()->currentIndex().row(), 0);  // the seed's 7.55% sorts first
+        // A hand edit without rehashing: the page says what validation says.
+        QTemporaryDir temp;
+        QFile in(policy);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QByteArray bytes = in.readAll();
+        bytes.replace("\"custom_option\": 5", "\"custom_option\": 4");
+        const QString edited = temp.filePath(QStringLiteral("edited.json"));
+        QFile out(edited);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(bytes);
+        out.close();
+        QVERIFY(window.openFile(edited, true));
+        QVERIFY(view->summaryText().contains(QStringLiteral("[entries-digest]")));
+        QString error;
+        QVERIFY(!view->openPolicy(temp.filePath(QStringLiteral("missing.json")), &error));
+        QVERIFY(error.contains(QStringLiteral("missing.json")));
+        QCOMPARE(view->filePath(), edited);  // a file that does not load leaves the page as it was
     }
 
     void cublasLtModelsOnSeedReport() {

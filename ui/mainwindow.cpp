@@ -39,6 +39,7 @@
 #include "models/jsontreemodel.hpp"
 #include "models/policytablemodel.hpp"
 #include "pages/compareview.hpp"
+#include "pages/cublasltpolicyview.hpp"
 #include "pages/cublasltview.hpp"
 #include "pages/diffview.hpp"
 #include "pages/headtoheadview.hpp"
@@ -70,7 +71,7 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), profile_(new ProfileDocument(this)), results_(new ResultsDocument(this)),
       pages_(new QTabWidget(this)), editor_(new PolicyEditor(profile_, results_, this)),
       plots_(new PlotsView(profile_, results_, this)), sweep_(new SweepView(profile_, results_, this)),
-      cublasLt_(new CublasLtView(this)), diff_(new DiffView(profile_, this)), compare_(new CompareView(this)),
+      cublasLt_(new CublasLtView(this)), cublasLtPolicy_(new CublasLtPolicyView(this)), diff_(new DiffView(profile_, this)), compare_(new CompareView(this)),
       headToHead_(new HeadToHeadView(this)),
       watcher_(new QFileSystemWatcher(this)), documentTree_(new QTreeView(this)),
       documentModel_(new JsonTreeModel(this)), validation_(new ValidationPanel(profile_, this)),
@@ -105,6 +106,7 @@ MainWindow::MainWindow(QWidget* parent)
     pages_->addTab(documentTree_, tr("Document"));
     pages_->addTab(compare_, tr("Compare"));
     pages_->addTab(headToHead_, tr("Head to head"));
+    pages_->addTab(cublasLtPolicy_, tr("cuBLASLt policy"));
     pages_->setUsesScrollButtons(true);
     setCentralWidget(pages_);
 
@@ -160,6 +162,7 @@ MainWindow::MainWindow(QWidget* parent)
         if (!text.isEmpty()) showStatus(text, 4000, false);  // hover texts: too many for the log
     });
     connect(cublasLt_, &CublasLtView::reportOpened, this, &MainWindow::addRecentFile);
+    connect(cublasLtPolicy_, &CublasLtPolicyView::policyOpened, this, &MainWindow::addRecentFile);
 
     QSettings settings;
     // Geometry per screen (name and size): a layout made on a 2560x1440 monitor does not suit the laptop panel.
@@ -248,7 +251,7 @@ void MainWindow::createMenus() {
     view->addAction(validationDock_->toggleViewAction());
     view->addAction(tr("&Message log"), this, &MainWindow::showMessageLog)->setObjectName(QStringLiteral("messageLogAction"));
     const QStringList names{tr("Policy"), tr("Plots"), tr("Sweep"), tr("cuBLASLt"), tr("Diff"), tr("Document"), tr("Compare"),
-                            tr("Head to head")};
+                            tr("Head to head"), tr("cuBLASLt policy")};
     for (int i = 0; i < names.size(); ++i) {
         QAction* action = view->addAction(names[i], this, [this, i] { pages_->setCurrentIndex(i); });
         action->setShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + i)));
@@ -359,6 +362,7 @@ bool MainWindow::openFile(const QString& path, bool quiet) {
     switch (kind) {
     case DocumentKind::Profile: return openProfile(path, quiet);
     case DocumentKind::CublasLtReport: return openReport(path, quiet);
+    case DocumentKind::CublasLtPolicy: return openCublasLtPolicy(path, quiet);
     case DocumentKind::FlaConfig: return importFile(path, DocumentKindHint::FlaConfig, quiet);
     case DocumentKind::TritonAutotuneCache: return importFile(path, DocumentKindHint::TritonCache, quiet);
     default:
@@ -369,7 +373,7 @@ bool MainWindow::openFile(const QString& path, bool quiet) {
             return true;
         }
         fail(tr("Open"),
-             tr("%1: not a profile, a sweep results file or a cuBLASLt report (it looks like: %2)")
+             tr("%1: not a profile, a sweep results file, a cuBLASLt report or policy (it looks like: %2)")
                  .arg(path, QString::fromUtf8(toString(kind).data(), static_cast<qsizetype>(toString(kind).size()))),
              quiet);
         return false;
@@ -455,6 +459,17 @@ bool MainWindow::openReport(const QString& path, bool quiet) {
         return false;
     }
     showPage(Page::CublasLt);
+    return true;
+}
+
+bool MainWindow::openCublasLtPolicy(const QString& path, bool quiet) {
+    QString error;
+    if (!cublasLtPolicy_->openPolicy(path, &error)) {
+        fail(tr("Open cuBLASLt policy"), error, quiet);
+        return false;
+    }
+    showPage(Page::CublasLtPolicy);
+    showStatus(tr("Opened %1").arg(path), 5000);
     return true;
 }
 

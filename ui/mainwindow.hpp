@@ -19,6 +19,7 @@ class CompareView;
 class HeadToHeadView;
 class ElidingLabel;
 class CublasLtView;
+class CublasLtPolicyView;
 class DiffView;
 class JsonTreeModel;
 class PlotsView;
@@ -33,7 +34,7 @@ enum class DocumentKindHint { FlaConfig, TritonCache };
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    enum class Page { Policy, Plots, Sweep, CublasLt, Diff, Document, Compare, HeadToHead };
+    enum class Page { Policy, Plots, Sweep, CublasLt, Diff, Document, Compare, HeadToHead, CublasLtPolicy };
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -44,6 +45,7 @@ public:
     bool openProfile(const QString& path, bool quiet = false);
     bool openResults(const QString& path, bool quiet = false);
     bool openReport(const QString& path, bool quiet = false);
+    bool openCublasLtPolicy(const QString& path, bool quiet = false);
     // An FLA config file or a Triton autotune cache: imported into the open profile (one undo step), or made into
     // a new, unsaved profile when none is open (the core's import functions, as `import-fla` / `import-triton`).
     bool importFile(const QString& path, DocumentKindHint kind, bool quiet = false);
@@ -68,6 +70,7 @@ public:
     PlotsView* plotsView() { return plots_; }
     SweepView* sweepView() { return sweep_; }
     CublasLtView* cublasLtView() { return cublasLt_; }
+    CublasLtPolicyView* cublasLtPolicyView() { return cublasLtPolicy_; }
     DiffView* diffView() { return diff_; }
     CompareView* compareView() { return compare_; }
     HeadToHeadView* headToHeadView() { return headToHead_; }
@@ -117,6 +120,7 @@ private:
     PlotsView* plots_;
     SweepView* sweep_;
     CublasLtView* cublasLt_;
+    CublasLtPolicyView* cublasLtPolicy_;
     DiffView* diff_;
     CompareView* compare_;
     HeadToHeadView* headToHead_;

@@ -1,6 +1,8 @@
 #include "screenshots.hpp"
 
 #include <cstdio>
+#include <filesystem>
+#include <vector>
 
 #include <QApplication>
 #include <QCheckBox>
@@ -22,12 +24,14 @@
 #include "models/policytablemodel.hpp"
 #include "models/validationmodel.hpp"
 #include "pages/compareview.hpp"
+#include "pages/cublasltpolicyview.hpp"
 #include "pages/cublasltview.hpp"
 #include "pages/diffview.hpp"
 #include "pages/plotsview.hpp"
 #include "pages/policyeditor.hpp"
 #include "pages/sweepview.hpp"
 #include "pages/validationpanel.hpp"
+#include "tunescope/formats/cublaslt_policy_export.hpp"
 
 namespace tunescope::ui {
 namespace {
@@ -133,6 +137,24 @@ int takeScreenshots(const QString& dir, const QString& resultsFile, const QStrin
             std::fprintf(stderr, "tunescope: %s\n", qPrintable(window.lastError()));
             ++failures;
         }
+    }
+
+    // The cuBLASLt policy page: a policy exported from the seed's report (and the explorer report, when given), as
+    // tunescope-cli export-cublaslt makes it.
+    try {
+        std::vector<std::filesystem::path> reports{report.toStdString()};
+        if (!reportFile.isEmpty()) reports.push_back(reportFile.toStdString());
+        const QString policy = work.filePath(QStringLiteral("cublaslt-policy.json"));
+        saveCublasLtPolicy(exportCublasLtPolicy(reports).policy, policy.toStdString());
+        if (window.openCublasLtPolicy(policy, true)) {
+            failures += !save(&window, dir, QStringLiteral("cublaslt-policy.png"));
+        } else {
+            std::fprintf(stderr, "tunescope: %s\n", qPrintable(window.lastError()));
+            ++failures;
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "tunescope: cuBLASLt policy: %s\n", e.what());
+        ++failures;
     }
 
     // Diff: promote the measured winners into the editor's copy (when results are loaded) and apply NB 9's config

@@ -13,6 +13,7 @@
 #include "tunescope/base/json_io.hpp"
 #include "tunescope/base/json_layout.hpp"
 #include "tunescope/device/device.hpp"
+#include "tunescope/formats/cublaslt_policy.hpp"
 #include "tunescope/formats/diff.hpp"
 #include "tunescope/formats/fla_cache.hpp"
 #include "tunescope/formats/lookup.hpp"
@@ -113,9 +114,10 @@ void registerConvert(CLI::App& app, CliContext& ctx) {
     struct Args {
         std::string in, out;
         int indent = -1;
+        bool rehash = false;
     };
     auto args = std::make_shared<Args>();
-    auto* sub = app.add_subcommand("convert", "Load a profile or report through its model and write it back");
+    auto* sub = app.add_subcommand("convert", "Load a profile, cuBLASLt policy or report through its model and write it back");
     sub->footer(
         "The kind is detected from the content. Unknown members and member order are kept; without --indent the\n"
         "input's layout is kept too, so converting an unchanged file gives the same bytes. --out - writes to stdout.\n"
@@ -124,6 +126,8 @@ void registerConvert(CLI::App& app, CliContext& ctx) {
     sub->add_option("--out", args->out, "output file (written atomically), or - for stdout")->required();
     sub->add_option("--indent", args->indent, "re-indent with N spaces (0 = one member per line, no indent)")
         ->check(CLI::Range(0, 16));
+    sub->add_flag("--rehash", args->rehash,
+                  "cuBLASLt policies: set entries_sha256 to the entries as they are (after a deliberate hand edit)");
     sub->callback([args, &ctx] {
         const std::string text = readTextFile(args->in);
         JsonReadOptions options;
@@ -131,6 +135,8 @@ void registerConvert(CLI::App& app, CliContext& ctx) {
         const Json document = parseJson(text, args->in, options);
         const DocumentKind kind = detectDocumentKind(document);
         std::string bytes;
+        if (args->rehash && kind != DocumentKind::CublasLtPolicy)
+            throw Error(args->in, "", "--rehash is for cuBLASLt policies (their entries_sha256)");
         if (kind == DocumentKind::Profile) {
             Profile profile = parseProfileText(text, args->in);
             if (args->indent >= 0) profile.layout = JsonLayout::indented(args->indent);
@@ -139,10 +145,15 @@ void registerConvert(CLI::App& app, CliContext& ctx) {
             CublasLtReport report = parseReportText(text, args->in);
             if (args->indent >= 0) report.layout = JsonLayout::indented(args->indent);
             bytes = serializeReport(report);
+        } else if (kind == DocumentKind::CublasLtPolicy) {
+            CublasLtPolicy policy = parseCublasLtPolicyText(text, args->in);
+            if (args->indent >= 0) policy.layout = JsonLayout::indented(args->indent);
+            if (args->rehash) policy.entries_sha256 = cublasLtPolicyEntriesSha256(policy);
+            bytes = serializeCublasLtPolicy(policy);
         } else {
             throw Error(args->in, "",
-                        "neither an l2norm profile (\"format\") nor a cuBLASLt report (\"heuristics\"); convert reads "
-                        "only those");
+                        "neither an l2norm profile (\"format\"), a cuBLASLt policy nor a cuBLASLt report "
+                        "(\"heuristics\"); convert reads only those");
         }
         if (args->out == "-") {
             std::cout << bytes;
@@ -174,20 +185,32 @@ void registerLookup(CLI::App& app, CliContext& ctx) {
         std::string profile;
         std::int64_t batch = 0, paddedTokens = 0;
         bool json = false;
+        PolicyLookupArgs policy;
     };
     auto args = std::make_shared<Args>();
-    auto* sub = app.add_subcommand("lookup", "What production does for one shape: NB, autotune key and config");
+    auto* sub = app.add_subcommand("lookup", "What production does for one shape: NB, autotune key and config "
+                                             "(profiles), or which algorithm a cuBLASLt policy gives one GEMM");
     sub->footer(
-        "NB = ceil(batch * padded_tokens * key_heads / 65536), as FLA computes it.\n"
-        "Exit: 0 the profile has a config for the shape, 1 the shape is outside `supported` (the profile's\n"
-        "unknown_key policy answers: production raises, or Triton autotunes), 2 usage or unreadable/invalid profile.");
-    sub->add_option("profile", args->profile, "the profile")->required();
-    sub->add_option("--batch,-b", args->batch, "batch size B")->required()->check(fitsInt64());
-    sub->add_option("--padded-tokens,-l", args->paddedTokens, "padded sequence length L")->required()->check(fitsInt64());
+        "Profiles: NB = ceil(batch * padded_tokens * key_heads / 65536), as FLA computes it (--batch, --padded-tokens).\n"
+        "cuBLASLt policies: the GEMM in the explorer's row-major terms (--m --n --k [--dtype] [--layout]); with --gpu,\n"
+        "--arch and --cublaslt-version the answer is what the loaders decide there (before cublasLtMatmulAlgoCheck).\n"
+        "Exit: 0 the profile has a config / the policy's entry is used, 1 the shape is outside `supported` (the\n"
+        "unknown_key policy answers) / the loaders fall back to the heuristic, 2 usage or unreadable/invalid file.");
+    sub->add_option("profile", args->profile, "the profile or cuBLASLt policy")->required();
+    sub->add_option("--batch,-b", args->batch, "profiles: batch size B")->check(fitsInt64());
+    sub->add_option("--padded-tokens,-l", args->paddedTokens, "profiles: padded sequence length L")->check(fitsInt64());
+    addPolicyLookupOptions(sub, args->policy);
     sub->add_flag("--json", args->json,
                   "print {\"batch\", \"padded_tokens\", \"rows\", \"NB\", \"autotune_key\", \"outcome\", \"config\", "
-                  "\"basis\", \"error\", \"unknown_key\"}");
-    sub->callback([args, &ctx] {
+                  "\"basis\", \"error\", \"unknown_key\"} (profiles) or {\"outcome\", \"entry\", \"fallback\", "
+                  "\"detail\", \"algo\"} (policies)");
+    sub->callback([args, sub, &ctx] {
+        if (detectDocumentKind(readJsonFile(args->profile)) == DocumentKind::CublasLtPolicy) {
+            ctx.exitCode = runPolicyLookup(args->profile, args->policy, args->json);
+            return;
+        }
+        if (sub->count("--batch") == 0 || sub->count("--padded-tokens") == 0)
+            throw Error("", "", "lookup of a profile needs --batch and --padded-tokens");
         const Profile profile = loadProfile(args->profile);
         const LookupAnswer answer = lookup(profile, args->batch, args->paddedTokens);
         if (args->json) {
@@ -211,7 +234,8 @@ void registerDiff(CLI::App& app, CliContext& ctx) {
         bool json = false;
     };
     auto args = std::make_shared<Args>();
-    auto* sub = app.add_subcommand("diff", "Per-NB config and basis changes between two profiles");
+    auto* sub = app.add_subcommand("diff", "Per-NB config and basis changes between two profiles (or per-entry "
+                                           "changes between two cuBLASLt policies)");
     sub->footer(
         "One line per changed NB (\"NB 14: config ... -> ...; basis ... -> ...\"), then other members that differ\n"
         "(\"other: replace /status\").\n"
@@ -220,6 +244,16 @@ void registerDiff(CLI::App& app, CliContext& ctx) {
     sub->add_option("b", args->b, "the profile after")->required();
     sub->add_flag("--json", args->json, "print {\"identical\", \"policy\": [...], \"other\": [...]}");
     sub->callback([args, &ctx] {
+        const DocumentKind kindA = detectDocumentKind(readJsonFile(args->a));
+        const DocumentKind kindB = detectDocumentKind(readJsonFile(args->b));
+        if ((kindA == DocumentKind::CublasLtPolicy) != (kindB == DocumentKind::CublasLtPolicy))
+            throw Error(kindA == DocumentKind::CublasLtPolicy ? args->b : args->a, "/format",
+                        "not \"tunescope-cublaslt-policy-v1\" while the other file is a cuBLASLt policy: diff compares "
+                        "two profiles or two cuBLASLt policies, not one of each");
+        if (kindA == DocumentKind::CublasLtPolicy) {
+            ctx.exitCode = runPolicyDiff(args->a, args->b, args->json);
+            return;
+        }
         const ProfileDiff diff = diffProfiles(loadProfile(args->a), loadProfile(args->b));
         if (args->json) {
             printJson(toJson(diff));

@@ -1,6 +1,9 @@
 #pragma once
 // Each group of tunescope-cli subcommands lives in its own file and registers itself here.
 // A command's callback stores its exit code in CliContext::exitCode (see tunescope/errors.hpp for the codes).
+#include <cstdint>
+#include <string>
+
 #include <CLI/CLI.hpp>
 
 #include <string>
@@ -19,6 +22,20 @@ void registerSweepCommands(CLI::App& app, CliContext& ctx);     // sweep confirm
 void registerResultsCommands(CLI::App& app, CliContext& ctx);   // merge promote decisions
 void registerExplorerCommands(CLI::App& app, CliContext& ctx);  // explore replay
 void registerCompareCommands(CLI::App& app, CliContext& ctx);   // compare
+void registerCublasLtPolicyCommands(CLI::App& app, CliContext& ctx);  // export-cublaslt export-hipblaslt
+
+// lookup and diff of cuBLASLt policies (cmd_cublaslt_policy.cpp), reached from the profile commands' dispatch on
+// the document kind. Each returns the exit code.
+struct PolicyLookupArgs {
+    std::int64_t m = 0, n = 0, k = 0;
+    std::string dtype = "bf16", layout = "TN";
+    std::int64_t workspaceBytes = -1;  // -1: not checked
+    std::string gpu, arch;
+    std::int64_t cublasLtVersion = -1;  // -1: not checked
+};
+void addPolicyLookupOptions(CLI::App* sub, PolicyLookupArgs& args);
+int runPolicyLookup(const std::string& policyFile, const PolicyLookupArgs& args, bool json);
+int runPolicyDiff(const std::string& a, const std::string& b, bool json);
 
 // Prints what a reader ignored and flagged (ResultsFile::warnings, and the warnings of promote and merge, which
 // carry the reader's), one "tunescope-cli: warning: ..." line each on stderr: every command the same way.

@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
     cli::registerResultsCommands(app, ctx);
     cli::registerExplorerCommands(app, ctx);
     cli::registerCompareCommands(app, ctx);
+    cli::registerCublasLtPolicyCommands(app, ctx);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -21,6 +21,7 @@
 #include "tunescope/base/errors.hpp"
 #include "tunescope/base/hashing.hpp"
 #include "tunescope/base/json_io.hpp"
+#include "tunescope/formats/cublaslt_policy.hpp"
 
 namespace tunescope {
 namespace fs = std::filesystem;
@@ -234,6 +235,17 @@ std::string firstDifference(const Json& signedValue, const Json& currentValue, c
     return signedValue == currentValue ? "" : (pointer.empty() ? "/" : pointer);
 }
 
+// The payloadType a document of this kind is signed under (canonical bytes are valid JSON).
+std::string_view payloadTypeOfCanonical(const std::string& canonical) {
+    try {
+        const Json document = parseJson(canonical, "");
+        if (document.is_object() && document.value("format", Json()) == Json(std::string(kCublasLtPolicyFormat)))
+            return kCublasLtPolicyPayloadType;
+    } catch (const Error&) {
+    }
+    return kProfilePayloadType;
+}
+
 VerifyResult failure(const std::string& keyId, std::string reason) {
     return VerifyResult{false, keyId, std::move(reason)};
 }
@@ -255,9 +267,12 @@ VerifyResult verifyEnvelope(const std::string& envelopeText, const std::string& 
     if (typeIt == envelope.end() || !typeIt->is_string())
         return failure(keyId, "at /payloadType: missing or not a string");
     const std::string& payloadType = typeIt->get_ref<const std::string&>();
-    if (payloadType != kProfilePayloadType)
-        return failure(keyId, "at /payloadType: \"" + payloadType + "\" is not \"" + std::string(kProfilePayloadType) +
-                                  "\"; this is not a TuneScope profile signature");
+    const std::string_view expectedType = payloadTypeOfCanonical(canonicalProfile);
+    if (payloadType != expectedType)
+        return failure(keyId, "at /payloadType: \"" + payloadType + "\" is not \"" + std::string(expectedType) + "\"; " +
+                                  (payloadType == kProfilePayloadType || payloadType == kCublasLtPolicyPayloadType
+                                       ? "a signature made for another kind of document"
+                                       : "this is not a TuneScope signature"));
     const auto payloadIt = envelope.find("payload");
     if (payloadIt == envelope.end() || !payloadIt->is_string()) return failure(keyId, "at /payload: missing or not a string");
     const std::optional<std::string> payload = base64Decode(payloadIt->get_ref<const std::string&>());
@@ -416,10 +431,11 @@ SignResult signProfileImpl(const fs::path& profile, const fs::path& privateKeyFi
     const Pkey key = loadPrivateKey(privateKeyFile, passphrase, passphraseHint);
     result.keyId = keyIdOf(key.get());
     result.canonicalSha256 = sha256Hex(canonical);
-    const std::string signature = signBytes(key.get(), dssePreAuthEncoding(kProfilePayloadType, canonical));
+    const std::string_view payloadType = payloadTypeOfCanonical(canonical);
+    const std::string signature = signBytes(key.get(), dssePreAuthEncoding(payloadType, canonical));
 
     Json envelope = Json::object();
-    envelope["payloadType"] = std::string(kProfilePayloadType);
+    envelope["payloadType"] = std::string(payloadType);
     envelope["payload"] = base64Encode(canonical);
     envelope["signatures"] = Json::array({Json{{"keyid", result.keyId}, {"sig", base64Encode(signature)}}});
     writeFileAtomic(result.signatureFile, dumpJson(envelope, 2) + "\n");

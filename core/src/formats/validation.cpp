@@ -4,7 +4,9 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
+#include "cublaslt_policy_internal.hpp"
 #include "profile_internal.hpp"
 #include "report_internal.hpp"
 #include "tunescope/base/hashing.hpp"
@@ -40,6 +42,7 @@ std::string_view toString(DocumentKind kind) {
     switch (kind) {
     case DocumentKind::Profile: return "profile";
     case DocumentKind::CublasLtReport: return "cublaslt-report";
+    case DocumentKind::CublasLtPolicy: return "cublaslt-policy";
     case DocumentKind::FlaConfig: return "fla-config";
     case DocumentKind::TritonAutotuneCache: return "triton-autotune-cache";
     case DocumentKind::Unknown: return "unknown";
@@ -49,6 +52,9 @@ std::string_view toString(DocumentKind kind) {
 
 DocumentKind detectDocumentKind(const Json& document) {
     if (!document.is_object()) return DocumentKind::Unknown;
+    if (const auto it = document.find("format"); it != document.end() && it->is_string() &&
+                                                 it->get<std::string>() == kCublasLtPolicyFormat)
+        return DocumentKind::CublasLtPolicy;
     if (document.contains("format") || document.contains("per_NB_policy")) return DocumentKind::Profile;
     if (document.contains("heuristics")) return DocumentKind::CublasLtReport;
     if (document.contains("autotune_entries")) return DocumentKind::FlaConfig;
@@ -530,6 +536,216 @@ private:
     TargetVendor vendor_;
 };
 
+
+// ---------------------------------------------------------------------------------------------------------------
+// cuBLASLt policies. The legal names are the ones the loaders (include/tunescope/cublaslt_policy.hpp,
+// python/tunescope_cublaslt_policy.py) map to cuBLASLt's values: a valid policy is a loadable one.
+// ---------------------------------------------------------------------------------------------------------------
+
+const std::set<std::string>& legalLtOps() {
+    static const std::set<std::string> names{"CUBLAS_OP_N", "CUBLAS_OP_T"};
+    return names;
+}
+const std::set<std::string>& legalLtOrders() {
+    static const std::set<std::string> names{"CUBLASLT_ORDER_COL", "CUBLASLT_ORDER_ROW"};
+    return names;
+}
+const std::set<std::string>& legalLtDataTypes() {
+    static const std::set<std::string> names{"CUDA_R_16F", "CUDA_R_16BF", "CUDA_R_32F", "CUDA_R_64F", "CUDA_R_8I",
+                                             "CUDA_R_32I", "CUDA_R_8F_E4M3", "CUDA_R_8F_E5M2", "CUDA_R_4F_E2M1"};
+    return names;
+}
+const std::set<std::string>& legalLtComputeTypes() {
+    static const std::set<std::string> names{"CUBLAS_COMPUTE_16F", "CUBLAS_COMPUTE_32F", "CUBLAS_COMPUTE_32F_FAST_16F",
+                                             "CUBLAS_COMPUTE_32F_FAST_16BF", "CUBLAS_COMPUTE_32F_FAST_TF32",
+                                             "CUBLAS_COMPUTE_64F", "CUBLAS_COMPUTE_32I"};
+    return names;
+}
+const std::set<std::string>& legalLtScaleModes() {
+    static const std::set<std::string> names{
+        "CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F",    "CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3",
+        "CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0",   "CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F",
+        "CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F",    "CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F"};
+    return names;
+}
+const std::set<std::string>& legalLtEpilogues() {
+    static const std::set<std::string> names{"CUBLASLT_EPILOGUE_DEFAULT",   "CUBLASLT_EPILOGUE_RELU",
+                                             "CUBLASLT_EPILOGUE_BIAS",      "CUBLASLT_EPILOGUE_RELU_BIAS",
+                                             "CUBLASLT_EPILOGUE_GELU",      "CUBLASLT_EPILOGUE_GELU_BIAS"};
+    return names;
+}
+const std::set<std::string>& legalLtPointerModes() {
+    static const std::set<std::string> names{"CUBLASLT_POINTER_MODE_HOST", "CUBLASLT_POINTER_MODE_DEVICE"};
+    return names;
+}
+const std::set<std::string>& legalGainRegimes() {
+    static const std::set<std::string> names{"sustained", "burst", "end-to-end"};
+    return names;
+}
+const std::set<std::string>& legalGainBases() {
+    static const std::set<std::string> names{"verified", "confirm", "trajectory", "heuristic-kept"};
+    return names;
+}
+
+std::string joined(const std::set<std::string>& names) {
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
+class PolicyChecker {
+public:
+    PolicyChecker(const CublasLtPolicy& policy, std::vector<Diagnostic>& out) : p_(policy), out_(out) {}
+
+    void run() {
+        checkDigest();
+        if (p_.entries.empty()) warning("no-entries", "/entries", "the policy has no entries: every matmul falls back to the heuristic");
+        std::map<std::string, std::size_t> seen;
+        for (std::size_t i = 0; i < p_.entries.size(); ++i) {
+            const LtPolicyEntry& e = p_.entries[i];
+            const std::string at = jsonPointerAppend("/entries", i);
+            const std::string key = detail::policyEntryKey(e);
+            if (const auto [it, fresh] = seen.emplace(key, i); !fresh)
+                error("duplicate-entry", at, "entry " + std::to_string(i) + " has the same matmul and environment as entry " +
+                                                 std::to_string(it->second) + " (" + key + "): a loader would not know which to use");
+            checkMatmul(e.matmul, at + "/matmul");
+            if (e.library == kLibraryCublasLt) checkCublasLtAlgo(e, at);
+            else if (e.library == kLibraryHipblasLt) checkHipblasLtAlgo(e, at);
+            else error("library", at + "/library", "library \"" + e.library + "\" is neither \"cublaslt\" nor \"hipblaslt\"");
+            checkGain(e, at + "/gain");
+            checkTies(e, at);
+            checkEnvironment(e, at + "/environment");
+            if (e.parity && e.parity->output_sha256 && !isSha256Hex(*e.parity->output_sha256))
+                error("parity", at + "/parity/output_sha256", "output_sha256 must be 64 lowercase hex digits");
+        }
+    }
+
+private:
+    void error(std::string rule, std::string path, std::string message) {
+        out_.push_back(Diagnostic{Severity::Error, std::move(rule), std::move(path), std::move(message)});
+    }
+    void warning(std::string rule, std::string path, std::string message) {
+        out_.push_back(Diagnostic{Severity::Warning, std::move(rule), std::move(path), std::move(message)});
+    }
+
+    void checkDigest() {
+        std::string expected;
+        try {
+            expected = cublasLtPolicyEntriesSha256(p_);
+        } catch (const Error& e) {
+            error("entries-digest", "/entries", "the entries have no canonical form: " + e.message());
+            return;
+        }
+        if (p_.entries_sha256 != expected)
+            error("entries-digest", "/entries_sha256",
+                  "entries_sha256 is \"" + p_.entries_sha256 + "\" but the entries hash to " + expected +
+                      ": the entries were edited after export (export again, or sign the policy you mean to keep)");
+    }
+
+    void legal(const std::string& value, const std::set<std::string>& names, const std::string& path, const char* what) {
+        if (!names.count(value))
+            error("matmul-legal", path, "\"" + value + "\" is not a " + what + " the loaders know (" + joined(names) + ")");
+    }
+
+    void checkMatmul(const LtMatmul& m, const std::string& at) {
+        legal(m.transa, legalLtOps(), at + "/transa", "transpose");
+        legal(m.transb, legalLtOps(), at + "/transb", "transpose");
+        legal(m.order, legalLtOrders(), at + "/order", "matrix order");
+        for (auto [name, value] : {std::pair{"a_type", &m.a_type}, std::pair{"b_type", &m.b_type},
+                                   std::pair{"c_type", &m.c_type}, std::pair{"d_type", &m.d_type},
+                                   std::pair{"scale_type", &m.scale_type}})
+            legal(*value, legalLtDataTypes(), at + "/" + name, "data type");
+        if (m.bias_type) legal(*m.bias_type, legalLtDataTypes(), at + "/bias_type", "data type");
+        legal(m.compute_type, legalLtComputeTypes(), at + "/compute_type", "compute type");
+        legal(m.a_scale_mode, legalLtScaleModes(), at + "/a_scale_mode", "scale mode");
+        legal(m.b_scale_mode, legalLtScaleModes(), at + "/b_scale_mode", "scale mode");
+        legal(m.epilogue, legalLtEpilogues(), at + "/epilogue", "epilogue");
+        legal(m.pointer_mode, legalLtPointerModes(), at + "/pointer_mode", "pointer mode");
+        // Column-major storage: op(A) is m x k, so A is stored m x k (N) or k x m (T) and ld covers its rows.
+        if (m.order == "CUBLASLT_ORDER_COL") {
+            const std::int64_t aRows = m.transa == "CUBLAS_OP_T" ? m.k : m.m;
+            const std::int64_t bRows = m.transb == "CUBLAS_OP_T" ? m.n : m.k;
+            for (auto [name, ld, rows] : {std::tuple{"lda", m.lda, aRows}, std::tuple{"ldb", m.ldb, bRows},
+                                          std::tuple{"ldc", m.ldc, m.m}, std::tuple{"ldd", m.ldd, m.m}})
+                if (ld < rows)
+                    error("matmul-ld", at + "/" + name, std::string(name) + " " + std::to_string(ld) +
+                                                            " is smaller than the rows it must cover (" + std::to_string(rows) + ")");
+        }
+        for (auto [name, value] : {std::pair{"a", m.min_alignment_a_bytes}, std::pair{"b", m.min_alignment_b_bytes},
+                                   std::pair{"c", m.min_alignment_c_bytes}, std::pair{"d", m.min_alignment_d_bytes}})
+            if (!isPowerOfTwo(value))
+                error("matmul-alignment", at + "/min_alignment_bytes/" + name, "an alignment must be a power of two");
+        if ((m.epilogue.find("BIAS") != std::string::npos) != m.bias_type.has_value())
+            error("matmul-bias", at + "/bias_type", "a bias type goes with a *_BIAS epilogue and only with one");
+    }
+
+    void checkCublasLtAlgo(const LtPolicyEntry& e, const std::string& at) {
+        if (!e.algo.attributes)
+            error("algo-attributes", at + "/algo/attributes",
+                  "a cuBLASLt entry needs its CUBLASLT_ALGO_CONFIG_* values (the loaders check the raw bytes against "
+                  "them, or rebuild the algorithm from them)");
+        if (e.algo.solution_index || e.algo.solution_name)
+            warning("algo-library", at + "/algo", "a cuBLASLt entry with a hipBLASLt solution: the loaders ignore it");
+        if (!e.environment.cublaslt_version)
+            error("environment", at + "/environment/cublaslt_version",
+                  "a cuBLASLt entry needs the cuBLASLt version it was measured with (cublasLtGetVersion()); raw "
+                  "algorithm bytes hold only for that version");
+        if (targetVendorOf(e.environment.architecture) != TargetVendor::Nvidia)
+            error("environment", at + "/environment/architecture",
+                  "a cuBLASLt entry needs an NVIDIA architecture (sm_XX), not \"" + e.environment.architecture + "\"");
+    }
+
+    void checkHipblasLtAlgo(const LtPolicyEntry& e, const std::string& at) {
+        if (!e.algo.solution_index || *e.algo.solution_index <= 0)
+            error("hipblaslt-solution", at + "/algo/solution_index",
+                  "a hipBLASLt entry needs a positive solution_index (hipBLASLt ignores 0 and below)");
+        if (!e.algo.solution_name || e.algo.solution_name->empty() ||
+            e.algo.solution_name->find_first_of(",\r\n") != std::string::npos)
+            error("hipblaslt-solution", at + "/algo/solution_name",
+                  "a hipBLASLt entry needs its solution_name (one line, no commas): hipBLASLt checks the index by it");
+        if (e.algo.data || e.algo.attributes)
+            warning("algo-library", at + "/algo", "a hipBLASLt entry with cuBLASLt algorithm data: nothing reads it");
+        if (targetVendorOf(e.environment.architecture) != TargetVendor::Amd)
+            error("environment", at + "/environment/architecture",
+                  "a hipBLASLt entry needs an AMD architecture (gfx9xx), not \"" + e.environment.architecture + "\"");
+    }
+
+    void checkGain(const LtPolicyEntry& e, const std::string& at) {
+        const LtPolicyGain& g = e.gain;
+        if (!legalGainRegimes().count(g.regime))
+            error("gain", at + "/regime", "regime \"" + g.regime + "\" is not one of " + joined(legalGainRegimes()));
+        if (!legalGainBases().count(g.basis))
+            error("gain", at + "/basis", "basis \"" + g.basis + "\" is not one of " + joined(legalGainBases()));
+        if (g.interval_95_percent && !(g.interval_95_percent->first <= g.percent && g.percent <= g.interval_95_percent->second))
+            error("gain", at + "/interval_95_percent", "the interval does not contain the gain " + formatPythonFloat(g.percent));
+        if (!g.over_heuristic && (g.percent != 0.0 || g.basis != "heuristic-kept"))
+            warning("gain", at + "/over_heuristic",
+                    "an entry that keeps the heuristic's choice should state a gain of 0 on basis \"heuristic-kept\"");
+        if (g.over_heuristic && g.basis == "heuristic-kept")
+            error("gain", at + "/basis", "basis \"heuristic-kept\" but over_heuristic is true");
+    }
+
+    void checkTies(const LtPolicyEntry& e, const std::string& at) {
+        if (!e.ties) return;
+        if (e.ties->rule.empty()) error("ties", at + "/ties/rule", "a tie set states the rule that picked from it");
+        if (!e.gain.over_heuristic || !e.algo.attributes) return;
+        bool member = false;
+        for (const LtTieMember& m : e.ties->members) member = member || m.attributes.sameValues(*e.algo.attributes);
+        if (!member)
+            error("ties", at + "/ties/members",
+                  "the entry's algorithm is not in its own tie set: the tie rule picks from the set, so the pick "
+                  "must be a member");
+    }
+
+    void checkEnvironment(const LtPolicyEntry& e, const std::string& at) {
+        if (e.environment.gpu.empty())
+            error("environment", at + "/gpu", "the GPU name the entry holds for is empty (e.g. \"NVIDIA H200\")");
+    }
+
+    const CublasLtPolicy& p_;
+    std::vector<Diagnostic>& out_;
+};
+
 void addIssues(const detail::ModelReader& reader, std::vector<Diagnostic>& out) {
     for (const auto& issue : reader.issues())
         out.push_back(Diagnostic{Severity::Error, issue.rule, issue.path, issue.message});
@@ -639,6 +855,22 @@ ValidationResult validateReportJson(const Json& document, const std::string& fil
     return result;
 }
 
+ValidationResult validateCublasLtPolicyJson(const Json& document, const std::string& fileName) {
+    ValidationResult result;
+    result.file = fileName;
+    result.kind = DocumentKind::CublasLtPolicy;
+    detail::ModelReader reader(fileName, /*collect=*/true);
+    const CublasLtPolicy policy = detail::readCublasLtPolicy(document, reader);
+    addIssues(reader, result.diagnostics);
+    if (!reader.issues().empty()) {
+        result.diagnostics.push_back(Diagnostic{Severity::Info, "schema", "",
+                                                "the other rules run once the schema errors above are fixed"});
+        return result;
+    }
+    PolicyChecker(policy, result.diagnostics).run();
+    return result;
+}
+
 ValidationResult validateFile(const fs::path& file) {
     const std::string name = file.string();
     JsonReadOptions options;
@@ -651,6 +883,7 @@ ValidationResult validateFile(const fs::path& file) {
         return validateProfileJson(document, name, validation);
     }
     case DocumentKind::CublasLtReport: return validateReportJson(document, name);
+    case DocumentKind::CublasLtPolicy: return validateCublasLtPolicyJson(document, name);
     case DocumentKind::FlaConfig:
     case DocumentKind::TritonAutotuneCache:
     case DocumentKind::Unknown: break;
@@ -661,8 +894,9 @@ ValidationResult validateFile(const fs::path& file) {
     result.diagnostics.push_back(Diagnostic{
         Severity::Error, "format", "",
         result.kind == DocumentKind::Unknown
-            ? std::string("neither an l2norm profile (\"format\": \"decision-fla-l2norm-profile-v1\") nor a cuBLASLt "
-                          "report (\"heuristics\": [...])")
+            ? std::string("neither an l2norm profile (\"format\": \"decision-fla-l2norm-profile-v1\"), a cuBLASLt "
+                          "policy (\"format\": \"tunescope-cublaslt-policy-v1\") nor a cuBLASLt report "
+                          "(\"heuristics\": [...])")
             : "this is a " + std::string(toString(result.kind)) +
                   " file, not a profile or report: import it (tunescope-cli import-fla / import-triton)"});
     return result;

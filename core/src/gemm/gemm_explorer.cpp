@@ -146,6 +146,50 @@ double RegimeMeasurement::medianMs() const {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+namespace {
+
+// The regime measurement a finalist was confirmed with, or null.
+const RegimeMeasurement* confirmedIn(const Candidate& c, Regime regime) {
+    const auto& m = regime == Regime::Burst ? c.burst : c.sustained;
+    return m && m->vsTop.valid() ? &*m : nullptr;
+}
+
+// The anchor's paired gain over `member` in the rounds both ran (extended finalists have more rounds appended; the
+// first ones were measured together).
+PairedGain anchorOver(const RegimeMeasurement& anchor, const RegimeMeasurement& member) {
+    const std::size_t n = std::min(anchor.msPerRound.size(), member.msPerRound.size());
+    return pairedGain(std::vector<double>(member.msPerRound.begin(), member.msPerRound.begin() + long(n)),
+                      std::vector<double>(anchor.msPerRound.begin(), anchor.msPerRound.begin() + long(n)));
+}
+
+// kTieRule: the tie set around `anchor` and the lowest configuration of its members that cleared the threshold
+// (-1 when none did).
+int applyTieRule(Selection& sel, const std::vector<Candidate>& candidates, int anchor, const SelectionRule& rule) {
+    sel.tieAnchor = anchor;
+    sel.tieSet = {anchor};
+    sel.tieAnchorOver = {PairedGain{}};
+    const RegimeMeasurement& a = *confirmedIn(candidates[std::size_t(anchor)], rule.regime);
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        const Candidate& c = candidates[i];
+        if (int(i) == anchor || int(i) == sel.baselineIndex || !eligibleUnderRule(c, rule)) continue;
+        const RegimeMeasurement* m = confirmedIn(c, rule.regime);
+        if (!m) continue;
+        const PairedGain over = anchorOver(a, *m);
+        if (over.valid() && over.lowPercent > sel.requiredGainPercent) continue;  // the anchor is clearly faster
+        sel.tieSet.push_back(int(i));
+        sel.tieAnchorOver.push_back(over);
+    }
+    int pick = -1;
+    for (int i : sel.tieSet) {
+        const Candidate& c = candidates[std::size_t(i)];
+        if (confirmedIn(c, rule.regime)->vsTop.lowPercent <= sel.requiredGainPercent) continue;
+        if (pick < 0 || c.config < candidates[std::size_t(pick)].config) pick = i;
+    }
+    return pick;
+}
+
+}  // namespace
+
 Selection selectCandidate(const std::vector<Candidate>& candidates, int baselineIndex, const SelectionRule& rule,
                           const std::optional<PairedGain>& aaControl) {
     Selection sel;
@@ -158,10 +202,7 @@ Selection selectCandidate(const std::vector<Candidate>& candidates, int baseline
         sel.reason = "no baseline was measured";
         return sel;
     }
-    auto confirmed = [&](const Candidate& c) -> const RegimeMeasurement* {
-        const auto& m = rule.regime == Regime::Burst ? c.burst : c.sustained;
-        return m && m->vsTop.valid() ? &*m : nullptr;
-    };
+    auto confirmed = [&](const Candidate& c) { return confirmedIn(c, rule.regime); };
     const std::string regime = toString(rule.regime);
     std::ostringstream why;
     why.precision(2);
@@ -186,6 +227,7 @@ Selection selectCandidate(const std::vector<Candidate>& candidates, int baseline
                      " was confirmed in the " + regime + " regime; the heuristic top stays";
         return sel;
     }
+    const int picked = applyTieRule(sel, candidates, chosen >= 0 ? chosen : best, rule);
     if (!aaControl || !aaControl->valid()) {
         sel.reason = "the A/A control did not run, so the noise is unknown; the heuristic top stays";
         return sel;
@@ -207,17 +249,21 @@ Selection selectCandidate(const std::vector<Candidate>& candidates, int baseline
         sel.reason = why.str();
         return sel;
     }
-    const RegimeMeasurement& m = *confirmed(candidates[std::size_t(chosen)]);
-    sel.candidateIndex = chosen;
+    const RegimeMeasurement& m = *confirmed(candidates[std::size_t(picked)]);
+    sel.candidateIndex = picked;
     sel.leftBaseline = true;
     sel.gainPercent = m.vsTop.gainPercent;
     sel.lowPercent = m.vsTop.lowPercent;
     sel.highPercent = m.vsTop.highPercent;
-    why << "candidate #" << chosen << " is " << m.vsTop.gainPercent << "% faster than the heuristic top [95% interval "
+    why << "candidate #" << picked << " is " << m.vsTop.gainPercent << "% faster than the heuristic top [95% interval "
         << m.vsTop.lowPercent << ", " << m.vsTop.highPercent << "] (" << regime << ", " << m.vsTop.rounds
         << " paired rounds, faster in " << m.vsTop.roundsFaster << "; A/A control " << aaControl->gainPercent << "% ["
         << aaControl->lowPercent << ", " << aaControl->highPercent << "]), "
         << (rule.exactParity ? "bitwise equal output" : "within the error bound");
+    if (sel.tieSet.size() > 1)
+        why << "; it ties with " << sel.tieSet.size() - 1 << " other finalist" << (sel.tieSet.size() > 2 ? "s" : "")
+            << (picked != chosen ? " (the highest gain was #" + std::to_string(chosen) + ")" : std::string())
+            << " and is the lowest configuration among those that cleared the threshold";
     sel.reason = why.str();
     return sel;
 }
@@ -1136,6 +1182,31 @@ Json searchToJson(const ExplorationResult& r) {
     return search;
 }
 
+// The tie set of the selection rule (kTieRule), null when no finalist was confirmed.
+Json tiesToJson(const ExplorationResult& r) {
+    const Selection& s = r.selection;
+    if (s.tieAnchor < 0 || s.tieAnchor >= int(r.candidates.size())) return nullptr;
+    Json members = Json::array();
+    for (std::size_t i = 0; i < s.tieSet.size(); ++i) {
+        const Candidate& c = r.candidates[std::size_t(s.tieSet[i])];
+        const auto& m = s.regime == Regime::Burst ? c.burst : c.sustained;
+        Json member = algoConfigToJson(c.config);
+        member["candidate_index"] = c.index;
+        member["raw_algo_hex"] = rawAlgoToHex(c.raw);
+        member["gain_percent"] = m ? Json(m->vsTop.gainPercent) : Json(nullptr);
+        member["interval_95_percent"] = m ? Json::array({m->vsTop.lowPercent, m->vsTop.highPercent}) : Json(nullptr);
+        member["cleared"] = m && m->vsTop.lowPercent > s.requiredGainPercent;
+        member["anchor_gain_over_it"] = i < s.tieAnchorOver.size() ? pairedGainToJson(s.tieAnchorOver[i]) : Json(nullptr);
+        members.push_back(std::move(member));
+    }
+    return {{"rule", kTieRule},
+            {"regime", toString(s.regime)},
+            {"threshold_percent", s.requiredGainPercent},
+            {"anchor_candidate_index", s.tieAnchor},
+            {"picked_candidate_index", s.leftBaseline ? Json(s.candidateIndex) : Json(nullptr)},
+            {"members", std::move(members)}};
+}
+
 // The selection with its rule; null when nothing was selected (the exploration stopped early).
 Json selectedToJson(const ExplorationResult& r) {
     const Selection& s = r.selection;
@@ -1167,6 +1238,7 @@ Json selectedToJson(const ExplorationResult& r) {
                                    {"interval_95_percent", {s.selectedOnLowPercent, s.selectedOnHighPercent}}};
     selected["output_sha256"] = c.parity.checked ? Json(c.parity.sha256) : Json(nullptr);
     selected["bitwise_equal_to_baseline"] = c.parity.bitwiseEqualToBaseline;
+    if (s.leftBaseline) selected["ties"] = tiesToJson(r);
     selected["rule"] = {{"exact_parity", r.rule.exactParity},
                         {"error_bound", r.rule.exactParity ? Json(nullptr) : Json(r.rule.errorBound)},
                         {"noise_threshold", r.rule.noiseThreshold},
@@ -1217,6 +1289,7 @@ Json confirmToJson(const ExplorationResult& r) {
                              {"aa_control", r.verificationAa ? regimeToJson(*r.verificationAa) : Json(nullptr)}};
         confirm["verification"] = std::move(verification);
     }
+    confirm["ties"] = tiesToJson(r);
     confirm["method"] = r.finalistMethod;
     return confirm;
 }

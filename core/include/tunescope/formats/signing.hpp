@@ -15,6 +15,8 @@ namespace tunescope {
 // DSSE payloadType of a signed profile. It is inside the signed bytes (PAE), so a signature made for another
 // kind of document cannot be passed off as a profile signature.
 inline constexpr std::string_view kProfilePayloadType = "application/vnd.tunescope.profile+json";
+// A cuBLASLt policy ("format": "tunescope-cublaslt-policy-v1") is signed under kCublasLtPolicyPayloadType
+// (cublaslt_policy.hpp) instead; every other JSON document under kProfilePayloadType, as before.
 
 struct KeyPairFiles {
     std::filesystem::path privateKeyFile;  // NAME.pem, mode 0600

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tunescope/base/json_io.hpp"
+#include "tunescope/formats/cublaslt_policy.hpp"
 #include "tunescope/formats/profile.hpp"
 
 namespace tunescope {
@@ -31,9 +32,11 @@ struct Diagnostic {
 };
 
 // What kind of document a JSON value is, judged by its members.
-enum class DocumentKind { Profile, CublasLtReport, FlaConfig, TritonAutotuneCache, Unknown };
+enum class DocumentKind { Profile, CublasLtReport, CublasLtPolicy, FlaConfig, TritonAutotuneCache, Unknown };
+// A "format" of "tunescope-cublaslt-policy-v1" is a cuBLASLt policy; any other "format" (or per_NB_policy) a profile.
 DocumentKind detectDocumentKind(const Json& document);
-std::string_view toString(DocumentKind kind);  // "profile", "cublaslt-report", "fla-config", "triton-autotune-cache"
+// "profile", "cublaslt-report", "cublaslt-policy", "fla-config", "triton-autotune-cache"
+std::string_view toString(DocumentKind kind);
 
 // The one rule for a measured time in every file TuneScope reads (sweep results, Triton's autotune cache, FLA's
 // config cache, a profile's evidence): a finite number of milliseconds > 0. Triton and FLA write +Infinity for a
@@ -69,6 +72,9 @@ ValidationResult validateProfileJson(const Json& document, const std::string& fi
 // The typed model, e.g. while editing in the GUI (fileName and the files folder come from the options/profile).
 ValidationResult validateProfile(const Profile& profile, const ValidationOptions& options = {});
 ValidationResult validateReportJson(const Json& document, const std::string& fileName);
+// The cuBLASLt policy's rules (docs/cublaslt-policy.md, "Validation rules"): schema, legal enum names, the entries
+// digest, one entry per matmul and environment, data words and attributes, gains, tie sets, hipBLASLt entries.
+ValidationResult validateCublasLtPolicyJson(const Json& document, const std::string& fileName);
 
 // Where each policy entry's config comes from, architecture -> its NBs (docs/formats.md, "Provenance"): a
 // measured-best entry from its evidence ("architecture", else the "(...)" that ends its "device" label); production's

@@ -215,13 +215,29 @@ struct Selection {
     bool verificationRan = false;
     int verificationCandidate = -1;  // the finalist that was verified (it stays there when the verification fails)
     double selectedOnGainPercent = 0.0, selectedOnLowPercent = 0.0, selectedOnHighPercent = 0.0;
+    // Ties (kTieRule): the finalists the confirm rounds cannot tell apart from the anchor, the anchor first, and per
+    // member the anchor's paired gain over it in their common rounds (invalid for the anchor itself). The selection
+    // is the member the stable rule picks among those that cleared the threshold.
+    int tieAnchor = -1;
+    std::vector<int> tieSet;
+    std::vector<PairedGain> tieAnchorOver;
 };
+
+// How ties are broken, as the report states it.
+inline constexpr const char* kTieRule =
+    "finalists tie with the anchor (the highest-gain finalist whose interval cleared the threshold, or the "
+    "highest-gain finalist when none did) unless the anchor's paired gain over them, in the confirm rounds both "
+    "ran, has its 95% interval's lower end above the threshold; among tied finalists that cleared the threshold, "
+    "the lowest configuration is selected: by algorithm id, then tile id, stages id, split-k, reduction scheme, "
+    "custom option, CTA swizzle, inner shape and cluster shape. Two runs that find the same tie set select the "
+    "same configuration";
 
 // Candidates that may be selected under the rule: timed, no error, parity within the rule.
 bool eligibleUnderRule(const Candidate& candidate, const SelectionRule& rule);
 
 // Among eligible finalists confirmed in the rule's regime, those whose gain interval's lower end clears the
-// threshold; of them the highest gain (ties: the lower index) replaces the baseline, but only when the A/A
+// threshold; of them the highest gain, or by kTieRule a lower configuration the rounds cannot tell from it,
+// replaces the baseline, but only when the A/A
 // control (`aaControl`: the top against itself in the same rounds) has a 99% interval that contains 0 (at 99%, a
 // machine with no systematic error is called too noisy 1 time in 100, not 1 in 20). Otherwise
 // the baseline stays, with the reason ("too noisy to decide" when the A/A failed).
