@@ -46,8 +46,14 @@ step "(b) bench-l2norm at NB 1, 2: --timer cupti, then --timer events"
 for timer in cupti events; do
     timed timeout 90 "$cli" bench-l2norm "${triton_args[@]}" --nb 1,2 --samples 25 --timer $timer \
         --json "$res/bench-$timer.json" >"$res/bench-$timer.log" 2>&1
+    rc=$?; [ $timer = cupti ] && cupti_rc=$rc
     grep -E "timer|^ +[12] " "$res/bench-$timer.log" | head -8
 done
+# The CUPTI path has to work before the rest is worth the device time: stop here with its log when it does not.
+if [ "${cupti_rc:-1}" != 0 ] || ! grep -q "timer: cupti" "$res/bench-cupti.log"; then
+    echo "issue22a: the CUPTI timer did not run; its log:"; cat "$res/bench-cupti.log"
+    cp "$res/bench-cupti.log" "$OUT/summary.txt"; exit 3
+fi
 
 for run in 1 2; do
     step "(c) sweep $run: --l2 both, default timer (acceptance: each regime < 60 s)"
@@ -102,6 +108,9 @@ timed python3 bench/issue22_compare.py --table "$res/table.json" "${sweeps[@]}" 
   echo "== table"; grep -vE "^  (cold|warm) NB" "$res/table.log" | tail -5
   echo "== compare"; cat "$res/compare.log"
 } >"$OUT/summary.txt" 2>&1
+# Call B on the same warm machine reuses the exports and the filled Triton cache (KEEP_DIR, /tmp outlives $OUT).
+keep=${KEEP_DIR:-/tmp/keep22}
+rm -rf "$keep" && mkdir -p "$keep" && cp -a "$res/export-cold" "$res/export-warm" "$keep"/ 2>/dev/null
 gzip -f "$res"/*.jsonl 2>/dev/null
 tar czf "$OUT/issue22a.tar.gz" -C "$OUT" issue22a
 rm -rf "$res"

@@ -18,6 +18,9 @@ cli=$PWD/$build/bin/tunescope-cli
 fla=$PWD/.fla
 cache=/tmp/tc22b
 rm -rf "$cache"
+# On the machine call A ran on, its filled cache and exports are still there: use them.
+if [ -d /tmp/tc22 ] && [ -z "${FRESH_CACHE:-}" ]; then cache=/tmp/tc22; fi
+[ -z "${A_DIR:-}" ] && [ -d /tmp/keep22/export-cold ] && A_DIR=/tmp/keep22
 step() { echo "=== $* ($(date +%T))" | tee -a "$res/steps.log"; }
 timed() {
     local t0 t1 rc
@@ -32,8 +35,8 @@ python3 -c "import triton,torch;print('triton',triton.__version__,'torch',torch.
 cat "$res/card.txt"
 triton_args=(--backend cuda --kernel triton --triton-cache "$cache")
 
-step "(a) fill the Triton cache: NB 1-32 x 25 configs, default num_stages"
-timed env TRITON_CACHE_DIR=$cache PYTHONUNBUFFERED=1 timeout 200 python3 scripts/fill_triton_cache.py --fla-path "$fla" \
+step "(a) fill the Triton cache: NB 1-32 x 25 configs, default num_stages ($cache)"
+[ "$cache" = /tmp/tc22 ] && echo "reusing call A's cache" || timed env TRITON_CACHE_DIR=$cache PYTHONUNBUFFERED=1 timeout 200 python3 scripts/fill_triton_cache.py --fla-path "$fla" \
     --nb 1-32 --jobs 16 >"$res/fill.log" 2>&1
 tail -1 "$res/fill.log"
 
