@@ -58,6 +58,7 @@ PLAIN_FILE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.=-]*$")
 CUDA_ARCH = re.compile(r"^sm_[0-9]+[a-z]?$")
 HIP_ARCH = re.compile(r"^gfx[0-9a-f]+$")
 ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
+GPU_NAME = re.compile(r"^[0-9A-Za-z_]+$")  # FLA's sanitize_gpu_name
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -70,6 +71,10 @@ def _gdr_inputs(p):
     if p["initial_state"]:
         inputs.append(("initial_state", [B, HV, K, V]))
     return inputs
+
+
+def _gdr_outputs(p):
+    return ["o"] + (["final_state"] if p["output_final_state"] else [])
 
 
 def _l2norm_inputs(p):
@@ -95,6 +100,7 @@ OPS = {
                    "output_final_state": ("bool", False), "initial_state": ("bool", False),
                    "scale": ("number_or_null", None)},
         "inputs": _gdr_inputs,
+        "outputs": _gdr_outputs,
         "default_inputs": {"q": ("op", _gen()), "k": ("op", _gen()), "v": ("op", _gen()),
                            "g": ("torch.float32", _gen(transform="logsigmoid")),
                            "beta": ("torch.float32", _gen(transform="sigmoid")),
@@ -103,6 +109,7 @@ OPS = {
     "l2norm_fwd": {
         "params": {"B": ("int", 1), "T": ("int", 4096), "H": ("int", 16), "D": ("int", 128), "eps": ("positive", 1e-6)},
         "inputs": _l2norm_inputs,
+        "outputs": lambda p: ["y", "rstd"],
         "default_inputs": {"x": ("op", _gen("normal"))},
     },
 }
@@ -111,6 +118,11 @@ OPS = {
 def op_input_shapes(op, params):
     """[(name, shape)] of the op's inputs for these (complete, valid) parameters."""
     return OPS[op]["inputs"](params)
+
+
+def op_output_names(op, params):
+    """Names of the op's outputs, in the order the op returns them."""
+    return OPS[op]["outputs"](params)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -410,7 +422,7 @@ def _check_tool_stack_device(c, doc):
     if c.members(device, "/device", ("name", "fla_gpu_name", "backend", "arch", "capability", "warp_size",
                                      "multiprocessors", "max_shared_mem_bytes", "total_memory_bytes")):
         c.string(device["name"], "/device/name")
-        c.string(device["fla_gpu_name"], "/device/fla_gpu_name", IDENT)
+        c.string(device["fla_gpu_name"], "/device/fla_gpu_name", GPU_NAME)
         if c.string(device["backend"], "/device/backend", enum=BACKENDS):
             arch_rule = CUDA_ARCH if device["backend"] == "cuda" else HIP_ARCH
             c.string(device["arch"], "/device/arch", arch_rule)
@@ -489,7 +501,7 @@ def check_params(c, op, params, ptr):
 
 
 def _check_case(c, case, ptr, device_capture):
-    required = ("id", "op", "params", "inputs", "seed", "grad_mode", "timing", "autotune_benchmarks",
+    required = ("id", "op", "params", "inputs", "outputs", "seed", "grad_mode", "timing", "autotune_benchmarks",
                 "other_autotuned_kernels", "launch_count")
     if not c.members(case, ptr, required):
         return None
@@ -534,7 +546,23 @@ def _check_case(c, case, ptr, device_capture):
             c.fail(p + "/shape", f"must be {shape} for these params")
         c.string(entry["dtype"], p + "/dtype", enum=tuple(TORCH_DTYPES))
         check_generator(c, entry["generator"], p + "/generator")
+    _check_outputs(c, case["outputs"], ptr + "/outputs", op_output_names(case["op"], case["params"]), device_capture)
     return case
+
+
+def _check_outputs(c, outputs, ptr, names, device_capture):
+    if not c.array(outputs, ptr):
+        return
+    if [o.get("name") if isinstance(o, dict) else None for o in outputs] != names:
+        c.fail(ptr, f"must list the op's outputs {', '.join(names)}, in this order")
+        return
+    for i, out in enumerate(outputs):
+        p = pointer_join(ptr, i)
+        if c.members(out, p, ("name", "shape", "dtype", "sha256")):
+            c.int_list(out["shape"], p + "/shape", 0, 0, 8)
+            c.string(out["dtype"], p + "/dtype", enum=tuple(TORCH_DTYPES))
+            if out["sha256"] is not None or device_capture:
+                c.sha256(out["sha256"], p + "/sha256")
 
 
 def _check_config(c, cfg, ptr, constexpr_names):
