@@ -444,12 +444,11 @@ class Recorder:
                                "chosen_config": config_index(tuner.configs, chosen), "timings_ms": timings},
                   "variants": []}
         kernel["launches"].append(launch)
-        for arg in launch_args:  # later launches name this one as the origin of the same memory
+        for arg in launch_args:  # later launches with the same memory name the first launch that had it
             if arg["kind"] == "tensor":
                 t = values.get(arg["name"])
-                where = (t.data_ptr(), str(t.dtype))
-                if self.tensor_origins.get(where, {}).get("kind") != "op_input":
-                    self.tensor_origins[where] = {"kind": "launch_arg", "sequence": self.sequence, "arg": arg["name"]}
+                self.tensor_origins.setdefault((t.data_ptr(), str(t.dtype)),
+                                               {"kind": "launch_arg", "sequence": self.sequence, "arg": arg["name"]})
         self.pending.append((tuner, jit, args, call, kwargs.get("grid"), launch, values))
         self.sequence += 1
 
