@@ -5,7 +5,7 @@ the cache archives and the file checks. With FLA's source (argument or $TUNESCOP
 FLA's own fla/ops/utils/cache.py builds the keys of the sample's launches and loads the written config files in
 strict mode (its torch/triton/packaging imports stood in for: the code that runs is FLA's key and lookup code).
 
-    tests/fla_capture_test.py [FLA_SOURCE]
+    tests/fla_capture_test.py [FLA_SOURCE]     ($TUNESCOPE_FLA_SOURCE, when set, comes first)
 """
 import copy
 import importlib.util
@@ -453,12 +453,11 @@ class FlasOwnCode(unittest.TestCase):
 def main():
     global FLA_SOURCE
     args = sys.argv[1:]
-    candidate = args.pop(0) if args and not args[0].startswith("-") else \
-        os.environ.get("TUNESCOPE_FLA_SOURCE") or os.path.join(REPO, ".fla")
-    if os.path.isfile(os.path.join(candidate, "fla", "ops", "utils", "cache.py")):
-        FLA_SOURCE = candidate
-    else:
-        print(f"fla_capture_test: no FLA source at {candidate}: FLA's own key and lookup tests are skipped")
+    given = args.pop(0) if args and not args[0].startswith("-") else ""
+    candidates = [c for c in (os.environ.get("TUNESCOPE_FLA_SOURCE"), given, os.path.join(REPO, ".fla")) if c]
+    FLA_SOURCE = next((c for c in candidates if os.path.isfile(os.path.join(c, "fla", "ops", "utils", "cache.py"))), "")
+    if not FLA_SOURCE:
+        print(f"fla_capture_test: no FLA source in {', '.join(candidates)}: FLA's own key and lookup tests are skipped")
     unittest.main(argv=[sys.argv[0]] + args, verbosity=1)
 
 
