@@ -381,6 +381,14 @@ class Recorder:
             return original(tuner, *args, **kwargs)
         key, key_arg_names, dtype_arg_names = describe_key(tuner.arg_names, tuner.keys, args, kwargs)
         fla_key = self.fla_cache.AutotuneKey.build(tuner.arg_names, tuner.keys, args, kwargs).autotune_key
+        try:
+            key_hash = self.fla_cache.AutotuneKey.key_hash(fla_key)
+        except (TypeError, ValueError):  # FLA could never look this key up in a config file either
+            if self.recording and jit.__name__ not in self.other_kernels:
+                print(f"fla_capture: {jit.__name__}: its key {fla_key!r} is not JSON, so FLA cannot load a config "
+                      "for it; listed with the other autotuned kernels", flush=True)
+                self.other_kernels.add(jit.__name__)
+            return original(tuner, *args, **kwargs)
         if list(fla_key) != key:
             fail(f"{jit.__name__}: this script's key {key} differs from FLA's {list(fla_key)}: FLA changed how it "
                  "builds keys; update describe_key")
@@ -403,7 +411,6 @@ class Recorder:
             source = "triton_disk_cache"  # Triton read the timings of an earlier process from its cache
         else:
             source = "single_config"  # one config, or pruned to one
-        key_hash = self.fla_cache.AutotuneKey.key_hash(key_tuple)
         self.events.append({"case": self.case_id, "kernel_name": jit.__name__, "key_hash": key_hash,
                             "source": source, "benchmarks": benchmarks})
         if self.recording:
@@ -695,6 +702,38 @@ def environment():
     return {k: v for k, v in sorted(os.environ.items()) if k.startswith(ENV_PREFIXES)}
 
 
+def collect_binaries(kernels, cache_dir, keep_ir):
+    """{metadata hash: binary entry} of every compiled variant, from the Triton cache's metadata files."""
+    known = index_cache(cache_dir)
+    binaries = {}
+    for kernel in kernels:
+        for launch in kernel["launches"]:
+            for v in launch["variants"]:
+                if v["binary"] is None or v["binary"] in binaries:
+                    continue
+                if v["binary"] not in known:
+                    fail(f"{kernel['kernel_name']}: compiled variant {v['binary']} has no metadata file under "
+                         f"{cache_dir} (is TRITON_CACHE_DIR the cache Triton wrote?)")
+                folder, md = known[v["binary"]]
+                binaries[v["binary"]] = binary_entry(cache_dir, folder, md, keep_ir)
+    return dict(sorted(binaries.items()))
+
+
+def manifest_body(stack, fla_root, device, cases, kernels, binaries, archives):
+    """The manifest of a device capture, without its digest."""
+    kernels = list(kernels)
+    sources = {k["source_file"] for k in kernels} | {"fla/ops/utils/cache.py"}
+    stack = dict(stack, fla_sources={s: sha256_file(os.path.join(fla_root, s)) for s in sorted(sources)})
+    return {
+        "format": fmc.FORMAT, "capture_kind": "device",
+        "captured_by": f"{TOOL_NAME} {TOOL_VERSION} on {platform.node() or 'unknown host'}",
+        "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "tool": {"name": TOOL_NAME, "version": TOOL_VERSION}, "stack": stack, "device": device,
+        "environment": environment(), "cases": list(cases), "kernels": kernels, "binaries": binaries,
+        "triton_cache": {"archives": archives},
+    }
+
+
 def capture(cases, a):
     cache_dir = os.environ["TRITON_CACHE_DIR"]
     torch, triton, fla, fla_cache, Autotuner, JITFunction, root = import_stack(a.fla_path)
@@ -709,33 +748,14 @@ def capture(cases, a):
         records.append(r)
         print_case(r, [launch for k in rec.kernels.values() for launch in k["launches"] if launch["case"] == case["id"]],
                    rec.kernels)
-    known = index_cache(cache_dir)
-    binaries = {}
-    for kernel in rec.kernels.values():
-        for launch in kernel["launches"]:
-            for v in launch["variants"]:
-                if v["binary"] is not None and v["binary"] not in binaries:
-                    if v["binary"] not in known:
-                        fail(f"{kernel['kernel_name']}: compiled variant {v['binary']} has no metadata file under "
-                             f"{cache_dir} (is TRITON_CACHE_DIR the cache Triton wrote?)")
-                    folder, md = known[v["binary"]]
-                    binaries[v["binary"]] = binary_entry(cache_dir, folder, md, a.keep_ir)
+    binaries = collect_binaries(rec.kernels.values(), cache_dir, a.keep_ir)
     prefix = a.archive_prefix or os.path.join(os.path.dirname(os.path.abspath(a.out)), "triton-cache")
     archives = write_archives(cache_dir, binaries, prefix) if binaries else []
-    sources = {k["source_file"] for k in rec.kernels.values()} | {"fla/ops/utils/cache.py"}
-    body = {
-        "format": fmc.FORMAT, "capture_kind": "device",
-        "captured_by": f"{TOOL_NAME} {TOOL_VERSION} on {platform.node() or 'unknown host'}",
-        "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "tool": {"name": TOOL_NAME, "version": TOOL_VERSION},
-        "stack": {"fla_version": getattr(fla, "__version__", "unknown"), "triton_version": triton.__version__,
-                  "torch_version": torch.__version__, "cuda_version": torch.version.cuda,
-                  "hip_version": getattr(torch.version, "hip", None), "python_version": platform.python_version(),
-                  "fla_sources": {s: sha256_file(os.path.join(root, s)) for s in sorted(sources)}},
-        "device": device_record(torch, triton, fla_cache), "environment": environment(), "cases": records,
-        "kernels": list(rec.kernels.values()), "binaries": dict(sorted(binaries.items())),
-        "triton_cache": {"archives": archives},
-    }
+    stack = {"fla_version": getattr(fla, "__version__", "unknown"), "triton_version": triton.__version__,
+             "torch_version": torch.__version__, "cuda_version": torch.version.cuda,
+             "hip_version": getattr(torch.version, "hip", None), "python_version": platform.python_version()}
+    body = manifest_body(stack, root, device_record(torch, triton, fla_cache), records, rec.kernels.values(),
+                         binaries, archives)
     doc = finish_manifest(body)
     write_json(a.out, doc)
     print(f"fla_capture: wrote {a.out} ({fmc.summary(doc)}; digest {doc['digest']['value'][:16]}...) and "

@@ -8,7 +8,9 @@ strict mode (its torch/triton/packaging imports stood in for: the code that runs
     tests/fla_capture_test.py [FLA_SOURCE]     ($TUNESCOPE_FLA_SOURCE, when set, comes first)
 """
 import copy
+import hashlib
 import importlib.util
+import inspect
 import json
 import os
 import shutil
@@ -342,8 +344,9 @@ class DeviceShaped(unittest.TestCase):
                                                                                   "num_stages")})
 
 
-def load_fla_cache_module(fla_source, config_dir):
-    """FLA's own fla/ops/utils/cache.py in strict mode, its imports of torch, triton and packaging stood in for."""
+def load_fla_cache_module(fla_source, config_dir, mode="strict", triton_parts=None):
+    """FLA's own fla/ops/utils/cache.py in FLA_CACHE_MODE `mode`, its imports of torch, triton and packaging stood in
+    for (triton_parts: the Autotuner and Config it is to use)."""
     saved = {name: sys.modules.get(name) for name in ("torch", "triton", "triton.runtime",
                                                       "triton.runtime.autotuner", "packaging", "packaging.version")}
     torch = types.ModuleType("torch")
@@ -353,6 +356,8 @@ def load_fla_cache_module(fla_source, config_dir):
     runtime = types.ModuleType("triton.runtime")
     autotuner = types.ModuleType("triton.runtime.autotuner")
     autotuner.Autotuner = type("Autotuner", (), {})
+    if triton_parts:
+        autotuner.Autotuner, triton.Config = triton_parts["Autotuner"], triton_parts["Config"]
     packaging = types.ModuleType("packaging")
     version = types.ModuleType("packaging.version")
     version.parse = lambda text: tuple(int(p) for p in text.split(".")[:3])
@@ -360,7 +365,7 @@ def load_fla_cache_module(fla_source, config_dir):
     sys.modules.update({"torch": torch, "triton": triton, "triton.runtime": runtime,
                         "triton.runtime.autotuner": autotuner, "packaging": packaging, "packaging.version": version})
     old_env = {k: os.environ.get(k) for k in ("FLA_CACHE_MODE", "FLA_CONFIG_DIR")}
-    os.environ.update({"FLA_CACHE_MODE": "strict", "FLA_CONFIG_DIR": config_dir})
+    os.environ.update({"FLA_CACHE_MODE": mode, "FLA_CONFIG_DIR": config_dir})
     try:
         spec = importlib.util.spec_from_file_location("fla_cache_under_test",
                                                       os.path.join(fla_source, "fla", "ops", "utils", "cache.py"))
@@ -448,6 +453,212 @@ class FlasOwnCode(unittest.TestCase):
                 other = list(launch["autotune_key"])
                 other[0] = other[0] + 1 if isinstance(other[0], int) else other[0]
                 self.assertIsNone(fla.load_cached_config(kernel["kernel_name"], fla.AutotuneKey(tuple(other))))
+
+
+KERNEL_SOURCE = """
+def fake_scale_kernel(x, y, n, scale, BLOCK: "constexpr", FLAG: "constexpr", unused=None):
+    pass
+"""
+
+
+class TensorStandIn:
+    """What the recorder reads of a torch tensor."""
+
+    def __init__(self, dtype, shape, ptr):
+        self.dtype, self.shape, self._ptr = FakeDtype(dtype), list(shape), ptr
+
+    def data_ptr(self):
+        return self._ptr
+
+    def stride(self):
+        out, step = [], 1
+        for n in reversed(self.shape):
+            out.insert(0, step)
+            step *= n
+        return tuple(out)
+
+    def storage_offset(self):
+        return 0
+
+    def untyped_storage(self):
+        nbytes = fmc.TORCH_DTYPES[str(self.dtype)][1]
+        for n in self.shape:
+            nbytes *= n
+        return types.SimpleNamespace(nbytes=lambda: nbytes)
+
+
+def triton_stand_in(cache_dir, timings_by_block):
+    """Triton's JITFunction, Autotuner and Config as far as the recorder and FLA's cache.py use them: the Autotuner
+    builds Triton 3.6's key, benchmarks every config of an unseen key through _bench and keeps the fastest; warmup
+    writes a metadata file and a binary into cache_dir as Triton's compiler does."""
+    class Param:
+        def __init__(self, name, constexpr, dns):
+            self.name, self.is_constexpr, self.do_not_specialize = name, constexpr, dns
+
+    class JIT:
+        def __init__(self, fn, do_not_specialize=()):
+            self.fn, self.__name__ = fn, fn.__name__
+            self.signature = inspect.signature(fn)
+            self.arg_names = list(self.signature.parameters)
+            self.params = [Param(n, p.annotation == "constexpr", n in do_not_specialize)
+                           for n, p in self.signature.parameters.items()]
+
+        def warmup(self, *args, grid, **kwargs):
+            values = {**dict(zip(self.arg_names, args)), **kwargs}
+            spec = {n: repr(values.get(n)) for n in self.arg_names if self.params[self.arg_names.index(n)].is_constexpr}
+            spec.update({k: kwargs[k] for k in ("num_warps", "num_stages", "num_ctas") if k in kwargs})
+            digest = hashlib.sha256(json.dumps([self.__name__, spec], sort_keys=True).encode()).hexdigest()
+            folder = os.path.join(cache_dir, digest[:16].upper())
+            os.makedirs(folder, exist_ok=True)
+            md = {"hash": digest, "name": self.__name__, "target": {"backend": "cuda", "arch": 90, "warp_size": 32},
+                  "num_warps": kwargs["num_warps"], "num_stages": kwargs["num_stages"],
+                  "num_ctas": kwargs["num_ctas"], "shared": 0}
+            with open(os.path.join(folder, self.__name__ + ".json"), "w") as f:
+                json.dump(md, f)
+            with open(os.path.join(folder, self.__name__ + ".cubin"), "wb") as f:
+                f.write(digest.encode())
+            sig = {}
+            for n in self.arg_names:
+                v = values.get(n)
+                sig[n] = ("constexpr" if self.params[self.arg_names.index(n)].is_constexpr or v is None else
+                          "*" + fmc.TORCH_DTYPES[str(v.dtype)][0] if hasattr(v, "dtype") else
+                          "fp32" if isinstance(v, float) else "i32")
+            return types.SimpleNamespace(metadata=types.SimpleNamespace(hash=digest),
+                                         src=types.SimpleNamespace(signature=sig))
+
+    class Config:
+        def __init__(self, kwargs, num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, pre_hook=None,
+                     ir_override=None):
+            self.kwargs, self.num_warps, self.num_stages, self.num_ctas = kwargs, num_warps, num_stages, num_ctas
+            self.maxnreg, self.pre_hook, self.ir_override = maxnreg, pre_hook, ir_override
+
+        def all_kwargs(self):
+            return {**self.kwargs, "num_warps": self.num_warps, "num_ctas": self.num_ctas,
+                    "num_stages": self.num_stages}
+
+    class Autotuner:
+        def __init__(self, fn, arg_names, configs, key, reset_to_zero, restore_value, cache_results=False, **kw):
+            self.fn, self.arg_names, self.configs, self.keys = fn, arg_names, configs, key
+            self.cache, self.cache_results = {}, cache_results
+            self.reset_to_zero, self.restore_value = reset_to_zero or [], restore_value or []
+            self.user_defined_pre_hook = self.user_defined_post_hook = False
+
+        def _bench(self, *args, config, **meta):
+            t = timings_by_block[config.kwargs["BLOCK"]]
+            return [t, t * 0.9, t * 1.1]
+
+        def run(self, *args, **kwargs):
+            config = self.configs[0]
+            if len(self.configs) > 1:
+                all_args = {**dict(zip(self.arg_names, args)), **kwargs}
+                tracked = {k: v for k, v in all_args.items() if k in self.arg_names}
+                key = [tracked[k] for k in self.keys if k in tracked]
+                key += [str(v.dtype) for v in tracked.values() if hasattr(v, "dtype")]
+                key = tuple(key)
+                if key not in self.cache:
+                    timings = {c: self._bench(*args, config=c, **kwargs) for c in self.configs}
+                    self.cache[key] = min(timings, key=timings.get)
+                    self.configs_timings = timings
+                config = self.cache[key]
+            self.best_config = config
+            return config
+
+    return JIT, Config, Autotuner
+
+
+class RecorderOnFlasCode(unittest.TestCase):
+    """The recorder between FLA's real CachedAutotuner (fla/ops/utils/cache.py) and a stand-in for Triton."""
+
+    def setUp(self):
+        if not FLA_SOURCE:
+            self.skipTest("FLA's source is not here (pass its folder, set TUNESCOPE_FLA_SOURCE or put it in .fla/)")
+        self.tmp = tempfile.mkdtemp()
+        self.cache = os.path.join(self.tmp, "triton-cache")
+        self.root = os.path.join(self.tmp, "src")
+        os.makedirs(os.path.join(self.root, "fla", "ops", "utils"))
+        shutil.copy(os.path.join(FLA_SOURCE, "fla", "ops", "utils", "cache.py"),
+                    os.path.join(self.root, "fla", "ops", "utils", "cache.py"))
+        self.kernel_file = os.path.join(self.root, "fla", "ops", "fake_scale.py")
+        with open(self.kernel_file, "w") as f:
+            f.write(KERNEL_SOURCE)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def kernel(self, mode, config_dir=""):
+        JIT, Config, Autotuner = triton_stand_in(self.cache, {32: 2.0, 64: 1.0, 128: 1.5})
+        fla = load_fla_cache_module(FLA_SOURCE, config_dir, mode, {"Autotuner": Autotuner, "Config": Config})
+        namespace = {}
+        exec(compile(KERNEL_SOURCE, self.kernel_file, "exec"), namespace)
+        configs = [Config({"BLOCK": 32}, num_warps=2), Config({"BLOCK": 64}, num_warps=4),
+                   Config({"BLOCK": 128}, num_warps=4, num_stages=2)]
+        tuner = fla.fla_cache_autotune(configs, key=["n", "FLAG"])(JIT(namespace["fake_scale_kernel"], ["n"]))
+        rec = fla_capture.Recorder(None, fla, Autotuner, JIT, self.root)
+        rec.install()
+        return tuner, rec, fla
+
+    def calls(self, tuner, rec):
+        x = TensorStandIn("torch.float32", [1, 4096, 16, 128], 4096)
+        y = TensorStandIn("torch.bfloat16", [1, 4096, 16, 128], 1 << 30)
+        rec.begin_case("l2norm_fwd-B1-T4096-H16-D128", {"x": x})
+        for n in (1000, 1000, 2000):
+            tuner.run(x, y, n=n, scale=0.5, FLAG=True, grid=lambda meta, n=n: (-(-n // meta["BLOCK"]),), warmup=False)
+        rec.recording = False
+
+    def test_capture_records_flas_keys_sources_and_variants_into_a_valid_manifest(self):
+        tuner, rec, fla = self.kernel("disabled")
+        self.calls(tuner, rec)
+        rec.compile_pending()
+        kernel = rec.kernels["fake_scale_kernel"]
+        self.assertEqual(kernel["source_file"], "fla/ops/fake_scale.py")
+        self.assertEqual((kernel["constexpr_names"], kernel["do_not_specialize"], kernel["key_names"]),
+                         (["BLOCK", "FLAG"], ["n"], ["n", "FLAG"]))
+        l0, l1, l2 = kernel["launches"]
+        self.assertEqual(l0["autotune_key"], [1000, True, "torch.float32", "torch.bfloat16"])
+        self.assertEqual(l0["key_hash"], fla.AutotuneKey.key_hash(tuple(l0["autotune_key"])))
+        self.assertEqual([(l["autotune"]["source"], l["autotune"]["benchmarks"]) for l in (l0, l1, l2)],
+                         [("benchmarked", 3), ("memory", 0), ("benchmarked", 3)])
+        self.assertEqual(l0["autotune"]["chosen_config"], 1)  # BLOCK=64 is the stand-in's fastest
+        self.assertEqual(l0["autotune"]["timings_ms"][1], [1.0, 0.9, 1.1])
+        args = {a["name"]: a for a in l1["args"]}
+        self.assertEqual(args["x"]["origin"], {"kind": "op_input", "input": "x"})
+        self.assertEqual(args["y"]["origin"], {"kind": "launch_arg", "sequence": 0, "arg": "y"})
+        self.assertEqual((args["n"]["triton_type"], args["n"]["do_not_specialize"]), ("i32", True))
+        self.assertEqual((args["BLOCK"]["kind"], args["FLAG"]["value"], args["unused"]["kind"]),
+                         ("config", True, "none"))
+        self.assertEqual([v["grid"] for v in l2["variants"]], [[63], [32], [16]])
+        self.assertEqual(l0["signature_source"], "compiled")
+        self.assertEqual([v["binary"] for v in l0["variants"]], [v["binary"] for v in l2["variants"]])  # n: not
+        binaries = fla_capture.collect_binaries(rec.kernels.values(), self.cache, keep_ir=False)  # specialised
+        self.assertEqual(len(binaries), 3)
+        archives = fla_capture.write_archives(self.cache, binaries, os.path.join(self.tmp, "tc"))
+        case = fla_capture.resolve_spec({"format": fla_capture.SPEC_FORMAT, "cases": [{"op": "l2norm_fwd"}]})[0]
+        record = dict(case, outputs=[{"name": "y", "shape": [1, 4096, 16, 128], "dtype": "torch.bfloat16",
+                                      "sha256": "1" * 64}, {"name": "rstd", "shape": [1, 4096, 16],
+                                                            "dtype": "torch.float32", "sha256": "2" * 64}],
+                      grad_mode="no_grad", timing={"first_call_s": 3.0, "extra_compile_s": 0.1, "repeat_calls": 0,
+                                                   "steady_median_ms": None, "steady_timer": None},
+                      autotune_benchmarks={"fla_cache_kernels": rec.bench_fla, "other_kernels": 0},
+                      other_autotuned_kernels=[], launch_count=rec.sequence)
+        device = load_sample()["device"]
+        stack = {"fla_version": "0.5.2", "triton_version": "3.6.0", "torch_version": None, "cuda_version": None,
+                 "hip_version": None, "python_version": None}
+        doc = fla_capture.finish_manifest(fla_capture.manifest_body(stack, self.root, device, [record],
+                                                                    rec.kernels.values(), binaries, archives))
+        self.assertEqual(fmc.check_manifest(fmc.parse_manifest_text(json.dumps(doc))), [])
+        self.assertEqual(fmc.check_files(doc, self.cache, self.tmp), [])
+
+        # FLA's own choices as an FLA_CONFIG_DIR, and the same calls in strict mode: FLA loads them, nothing benchmarks
+        folder = os.path.join(self.tmp, "fla-config")
+        fla_capture.write_fla_config_dir(doc, folder)
+        os.environ["FLA_CONFIG_DIR"] = folder
+        self.addCleanup(os.environ.pop, "FLA_CONFIG_DIR", None)
+        tuner, rec, _fla = self.kernel("strict", folder)
+        self.calls(tuner, rec)
+        self.assertEqual([(e["source"], e["benchmarks"]) for e in rec.events],
+                         [("fla_config_file", 0), ("memory", 0), ("fla_config_file", 0)])
+        self.assertEqual(rec.bench_fla, 0)
+        self.assertEqual(tuner.cache[(1000, True, "torch.float32", "torch.bfloat16")].kwargs, {"BLOCK": 64})
 
 
 def main():
