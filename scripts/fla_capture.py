@@ -48,8 +48,12 @@ ARCHIVE_MEMBER_BUDGET = 15 * 1024 * 1024  # bytes of files per archive: the devi
 ENV_PREFIXES = ("FLA_", "TRITON_")
 
 
+class Refused(Exception):
+    """Bad flags, spec or stack, or a manifest the checker would refuse: exit 2 with this message."""
+
+
 def fail(message):
-    raise SystemExit(f"fla_capture: {message}")
+    raise Refused(f"fla_capture: {message}")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -862,7 +866,14 @@ def parse_args(argv):
 
 
 def main(argv=None):
-    a = parse_args(argv)
+    try:
+        return run(parse_args(argv))
+    except Refused as e:
+        print(e, file=sys.stderr)
+        return 2
+
+
+def run(a):
     if a.fla_config_from:
         if not a.fla_config_dir:
             fail("--fla-config-from needs --fla-config-dir")

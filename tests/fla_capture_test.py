@@ -7,10 +7,12 @@ strict mode (its torch/triton/packaging imports stood in for: the code that runs
 
     tests/fla_capture_test.py [FLA_SOURCE]     ($TUNESCOPE_FLA_SOURCE, when set, comes first)
 """
+import contextlib
 import copy
 import hashlib
 import importlib.util
 import inspect
+import io
 import json
 import os
 import shutil
@@ -205,6 +207,17 @@ class Checker(unittest.TestCase):
 
 
 class Spec(unittest.TestCase):
+    def test_command_line_refusals_exit_2(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            spec = os.path.join(tmp, "spec.json")
+            with open(spec, "w") as f:
+                json.dump({"format": fla_capture.SPEC_FORMAT, "cases": [{"op": "l2norm_fwd", "params": {"D": 0}}]}, f)
+            self.assertEqual(fla_capture.main(["--spec", spec, "--print-spec"]), 2)
+            self.assertEqual(fla_capture.main(["--fla-config-from", SAMPLE]), 2)  # needs --fla-config-dir
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                self.assertEqual(fla_capture.main(["--print-spec", "--T", "8192"]), 0)
+            self.assertEqual(json.loads(out.getvalue())["cases"][0]["params"]["T"], 8192)
+
     def test_defaults_and_round_trip(self):
         cases = fla_capture.resolve_spec({"format": fla_capture.SPEC_FORMAT, "cases": [
             {"op": "chunk_gated_delta_rule", "params": {"T": 16384}}, {"op": "l2norm_fwd", "params": {"T": 8192}}]})
@@ -233,7 +246,7 @@ class Spec(unittest.TestCase):
                                {"op": "chunk_gated_delta_rule", "inputs": {"z": {}}}]}, "/cases/0/inputs"),
                            ({"format": fla_capture.SPEC_FORMAT, "cases": [
                                {"op": "l2norm_fwd", "dtype": "float8"}]}, "dtype 'float8'")):
-            with self.assertRaises(SystemExit) as cm:
+            with self.assertRaises(fla_capture.Refused) as cm:
                 fla_capture.resolve_spec(spec)
             self.assertIn(text, str(cm.exception))
 
