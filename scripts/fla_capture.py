@@ -318,12 +318,15 @@ def write_json(path, doc):
 # On the device: torch, Triton and FLA are imported from here on.
 
 class Recorder:
-    """Wraps Triton's Autotuner.run and _bench and FLA's config loading (this process only) to record every launch of
-    an fla_cache_autotune kernel while `recording`, and to count benchmarks always."""
+    """Wraps Triton's Autotuner.run and _bench and FLA's config loading (this process only). During a case's first
+    call (`watching`) it notes how every launch of an fla_cache_autotune kernel got its config (`events`) and, when
+    `recording`, records the launch; benchmarks are counted always. Outside first calls a launch passes straight
+    through, so the steady timings carry no bookkeeping."""
 
     def __init__(self, torch, fla_cache, autotuner_cls, jit_cls, fla_root):
         self.torch, self.fla_cache, self.Autotuner, self.JIT = torch, fla_cache, autotuner_cls, jit_cls
         self.fla_root = fla_root
+        self.watching = False
         self.recording = False
         self.bench_fla = 0
         self.bench_other = 0
@@ -336,8 +339,7 @@ class Recorder:
         self.sequence = 0
         self.other_kernels = set()
         self.tensor_origins = {}   # (data_ptr, dtype) -> origin
-        self.events = []           # every fla_cache launch's kernel, key and config source, also when not recording
-        self.first_call_end = 0    # len(events) when the current case's first call returned
+        self.events = []           # kernel, key and config source of every fla_cache launch while watching
 
     def install(self):
         rec, at_cls = self, self.Autotuner
@@ -371,13 +373,15 @@ class Recorder:
             fn = fn.fn
         return fn
 
-    def begin_case(self, case_id, inputs):
-        self.case_id, self.sequence, self.recording = case_id, 0, True
+    def begin_case(self, case_id, inputs, record):
+        self.case_id, self.sequence, self.watching, self.recording = case_id, 0, True, record
         self.other_kernels = set()
         self.tensor_origins = {(t.data_ptr(), str(t.dtype)): {"kind": "op_input", "input": name}
                                for name, t in inputs.items()}
 
     def on_run(self, original, tuner, args, kwargs):
+        if not self.watching:
+            return original(tuner, *args, **kwargs)
         jit = self.jit_of(tuner)
         if not isinstance(tuner, self.fla_cache.CachedAutotuner):
             if self.recording:
@@ -392,7 +396,11 @@ class Recorder:
                 print(f"fla_capture: {jit.__name__}: its key {fla_key!r} is not JSON, so FLA cannot load a config "
                       "for it; listed with the other autotuned kernels", flush=True)
                 self.other_kernels.add(jit.__name__)
-            return original(tuner, *args, **kwargs)
+            before = self.bench_by_tuner.get(id(tuner), 0)
+            result = original(tuner, *args, **kwargs)
+            moved = self.bench_by_tuner.get(id(tuner), 0) - before  # no launch record holds these: count as other
+            self.bench_fla, self.bench_other = self.bench_fla - moved, self.bench_other + moved
+            return result
         if list(fla_key) != key:
             fail(f"{jit.__name__}: this script's key {key} differs from FLA's {list(fla_key)}: FLA changed how it "
                  "builds keys; update describe_key")
@@ -666,16 +674,15 @@ def run_case(torch, rec, case, repeat, record):
     x = make_inputs(torch, case)
     run = op_runner(case)
     bench_fla, bench_other = rec.bench_fla, rec.bench_other
-    rec.begin_case(case["id"], x)
-    rec.recording = record
+    rec.begin_case(case["id"], x, record)
     torch.cuda.synchronize()
     t0 = time.perf_counter()
     with torch.no_grad():
         outputs = run(x)
     torch.cuda.synchronize()
     first_call_s = time.perf_counter() - t0
-    rec.recording = False
-    rec.first_call_end = len(rec.events)
+    rec.watching = rec.recording = False
+    benchmarks = {"fla_cache_kernels": rec.bench_fla - bench_fla, "other_kernels": rec.bench_other - bench_other}
     launch_count = rec.sequence if record else 0
     extra_compile_s = rec.compile_pending() if record else None
     names = fmc.op_output_names(case["op"], case["params"])
@@ -697,8 +704,7 @@ def run_case(torch, rec, case, repeat, record):
                        "extra_compile_s": round(extra_compile_s, 4) if extra_compile_s is not None else None,
                        "repeat_calls": repeat, "steady_median_ms": round(statistics.median(steady), 5) if steady else None,
                        "steady_timer": "cuda_events" if steady else None},
-            "autotune_benchmarks": {"fla_cache_kernels": rec.bench_fla - bench_fla, "other_kernels": rec.bench_other -
-                                    bench_other},
+            "autotune_benchmarks": benchmarks,
             "other_autotuned_kernels": sorted(rec.other_kernels), "launch_count": launch_count}
 
 
@@ -803,7 +809,7 @@ def strict_run(cases, a):
     for case in cases:
         start = len(rec.events)
         r = run_case(torch, rec, case, a.repeat, record=False)
-        events = rec.events[start:rec.first_call_end]
+        events = rec.events[start:]
         miss = [e for e in events if e["source"] not in ("fla_config_file", "memory")]
         misses += miss
         want = reference.get(case["id"])

@@ -613,10 +613,11 @@ class RecorderOnFlasCode(unittest.TestCase):
     def calls(self, tuner, rec):
         x = TensorStandIn("torch.float32", [1, 4096, 16, 128], 4096)
         y = TensorStandIn("torch.bfloat16", [1, 4096, 16, 128], 1 << 30)
-        rec.begin_case("l2norm_fwd-B1-T4096-H16-D128", {"x": x})
+        rec.begin_case("l2norm_fwd-B1-T4096-H16-D128", {"x": x}, record=True)
         for n in (1000, 1000, 2000):
             tuner.run(x, y, n=n, scale=0.5, FLAG=True, grid=lambda meta, n=n: (-(-n // meta["BLOCK"]),), warmup=False)
-        rec.recording = False
+        rec.watching = rec.recording = False
+        tuner.run(x, y, n=3000, scale=0.5, FLAG=True, grid=(1,), warmup=False)  # not watched: passes through
 
     def test_capture_records_flas_keys_sources_and_variants_into_a_valid_manifest(self):
         tuner, rec, fla = self.kernel("disabled")
@@ -626,7 +627,8 @@ class RecorderOnFlasCode(unittest.TestCase):
         self.assertEqual(kernel["source_file"], "fla/ops/fake_scale.py")
         self.assertEqual((kernel["constexpr_names"], kernel["do_not_specialize"], kernel["key_names"]),
                          (["BLOCK", "FLAG"], ["n"], ["n", "FLAG"]))
-        l0, l1, l2 = kernel["launches"]
+        l0, l1, l2 = kernel["launches"]  # the unwatched fourth call is not recorded
+        self.assertEqual(rec.bench_fla, 9)  # but its benchmarks are counted
         self.assertEqual(l0["autotune_key"], [1000, True, "torch.float32", "torch.bfloat16"])
         self.assertEqual(l0["key_hash"], fla.AutotuneKey.key_hash(tuple(l0["autotune_key"])))
         self.assertEqual([(l["autotune"]["source"], l["autotune"]["benchmarks"]) for l in (l0, l1, l2)],
@@ -651,7 +653,7 @@ class RecorderOnFlasCode(unittest.TestCase):
                                                             "dtype": "torch.float32", "sha256": "2" * 64}],
                       grad_mode="no_grad", timing={"first_call_s": 3.0, "extra_compile_s": 0.1, "repeat_calls": 0,
                                                    "steady_median_ms": None, "steady_timer": None},
-                      autotune_benchmarks={"fla_cache_kernels": rec.bench_fla, "other_kernels": 0},
+                      autotune_benchmarks={"fla_cache_kernels": 6, "other_kernels": 0},
                       other_autotuned_kernels=[], launch_count=rec.sequence)
         device = load_sample()["device"]
         stack = {"fla_version": "0.5.2", "triton_version": "3.6.0", "torch_version": None, "cuda_version": None,
@@ -670,7 +672,7 @@ class RecorderOnFlasCode(unittest.TestCase):
         self.calls(tuner, rec)
         self.assertEqual([(e["source"], e["benchmarks"]) for e in rec.events],
                          [("fla_config_file", 0), ("memory", 0), ("fla_config_file", 0)])
-        self.assertEqual(rec.bench_fla, 0)
+        self.assertEqual(rec.bench_fla, 3)  # the unwatched call's new key (n=3000) is not in FLA's files: benchmarked
         self.assertEqual(tuner.cache[(1000, True, "torch.float32", "torch.bfloat16")].kwargs, {"BLOCK": 64})
 
 
