@@ -392,15 +392,11 @@ class Recorder:
         try:
             key_hash = self.fla_cache.AutotuneKey.key_hash(fla_key)
         except (TypeError, ValueError):  # FLA could never look this key up in a config file either
-            if self.recording and jit.__name__ not in self.other_kernels:
-                print(f"fla_capture: {jit.__name__}: its key {fla_key!r} is not JSON, so FLA cannot load a config "
-                      "for it; listed with the other autotuned kernels", flush=True)
-                self.other_kernels.add(jit.__name__)
-            before = self.bench_by_tuner.get(id(tuner), 0)
-            result = original(tuner, *args, **kwargs)
-            moved = self.bench_by_tuner.get(id(tuner), 0) - before  # no launch record holds these: count as other
-            self.bench_fla, self.bench_other = self.bench_fla - moved, self.bench_other + moved
-            return result
+            return self.pass_as_other(original, tuner, jit, args, kwargs, f"its key {fla_key!r} is not JSON, so FLA "
+                                      "cannot load a config for it")
+        if not isinstance(tuner.fn, self.JIT):  # FLA 0.5.2 has none: its heuristics wrap the autotuner
+            return self.pass_as_other(original, tuner, jit, args, kwargs, "a wrapper between FLA's autotuner and the "
+                                      "JIT function (its constexprs are not all in the call) is not supported")
         if list(fla_key) != key:
             fail(f"{jit.__name__}: this script's key {key} differs from FLA's {list(fla_key)}: FLA changed how it "
                  "builds keys; update describe_key")
@@ -428,6 +424,17 @@ class Recorder:
         if self.recording:
             self.record(tuner, jit, args, kwargs, key, key_arg_names, dtype_arg_names, key_hash, source, benchmarks,
                         seconds)
+        return result
+
+    def pass_as_other(self, original, tuner, jit, args, kwargs, reason):
+        """Runs a launch the manifest cannot describe, naming it with the other autotuned kernels."""
+        if self.recording and jit.__name__ not in self.other_kernels:
+            print(f"fla_capture: {jit.__name__}: {reason}; listed with the other autotuned kernels", flush=True)
+            self.other_kernels.add(jit.__name__)
+        before = self.bench_by_tuner.get(id(tuner), 0)
+        result = original(tuner, *args, **kwargs)
+        moved = self.bench_by_tuner.get(id(tuner), 0) - before  # no launch record holds these: count as other
+        self.bench_fla, self.bench_other = self.bench_fla - moved, self.bench_other + moved
         return result
 
     def kernel_record(self, tuner, jit):

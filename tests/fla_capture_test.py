@@ -579,7 +579,7 @@ def triton_stand_in(cache_dir, timings_by_block):
     return JIT, Config, Autotuner
 
 
-class RecorderOnFlasCode(unittest.TestCase):
+class RecorderBase(unittest.TestCase):
     """The recorder between FLA's real CachedAutotuner (fla/ops/utils/cache.py) and a stand-in for Triton."""
 
     def setUp(self):
@@ -619,6 +619,9 @@ class RecorderOnFlasCode(unittest.TestCase):
         rec.watching = rec.recording = False
         tuner.run(x, y, n=3000, scale=0.5, FLAG=True, grid=(1,), warmup=False)  # not watched: passes through
 
+
+
+class RecorderOnFlasCode(RecorderBase):
     def test_capture_records_flas_keys_sources_and_variants_into_a_valid_manifest(self):
         tuner, rec, fla = self.kernel("disabled")
         self.calls(tuner, rec)
@@ -674,6 +677,29 @@ class RecorderOnFlasCode(unittest.TestCase):
                          [("fla_config_file", 0), ("memory", 0), ("fla_config_file", 0)])
         self.assertEqual(rec.bench_fla, 3)  # the unwatched call's new key (n=3000) is not in FLA's files: benchmarked
         self.assertEqual(tuner.cache[(1000, True, "torch.float32", "torch.bfloat16")].kwargs, {"BLOCK": 64})
+
+
+class RecorderOthers(RecorderBase):
+    def test_plain_autotune_and_unkeyable_kernels_are_named_not_recorded(self):
+        JIT, Config, Autotuner = triton_stand_in(self.cache, {32: 2.0, 64: 1.0, 128: 1.5})
+        fla = load_fla_cache_module(FLA_SOURCE, "", "disabled", {"Autotuner": Autotuner, "Config": Config})
+        namespace = {}
+        exec(compile(KERNEL_SOURCE, self.kernel_file, "exec"), namespace)
+        configs = [Config({"BLOCK": 32}), Config({"BLOCK": 64})]
+        unkeyable = fla.fla_cache_autotune(configs, key=["scale"])(JIT(namespace["fake_scale_kernel"]))
+        plain = Autotuner(JIT(namespace["fake_scale_kernel"]), ["x", "y", "n", "scale", "BLOCK", "FLAG", "unused"],
+                          configs, ["n"], None, None)
+        rec = fla_capture.Recorder(None, fla, Autotuner, JIT, self.root)
+        rec.install()
+        x = TensorStandIn("torch.float32", [4], 64)
+        rec.begin_case("c", {"x": x}, record=True)
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            unkeyable.run(x, x, n=4, scale=object(), FLAG=False, grid=(1,), warmup=False)
+        plain.run(x, x, n=4, scale=1.0, FLAG=False, grid=(1,), warmup=False)
+        self.assertIn("is not JSON", out.getvalue())
+        self.assertEqual(rec.kernels, {})
+        self.assertEqual(rec.other_kernels, {"fake_scale_kernel"})
+        self.assertEqual((rec.bench_fla, rec.bench_other), (0, 4))
 
 
 def main():
