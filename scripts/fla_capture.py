@@ -528,7 +528,8 @@ class Recorder:
 def config_dict(cfg):
     return {"kwargs": {k: json_scalar(v) for k, v in cfg.kwargs.items()}, "num_warps": cfg.num_warps,
             "num_ctas": getattr(cfg, "num_ctas", 1), "num_stages": cfg.num_stages,
-            "maxnreg": getattr(cfg, "maxnreg", None), "pre_hook": None, "ir_override": getattr(cfg, "ir_override", None)}
+            "maxnreg": getattr(cfg, "maxnreg", None), "pre_hook": None,
+            "ir_override": getattr(cfg, "ir_override", None)}
 
 
 def config_index(configs, chosen):
@@ -709,7 +710,8 @@ def run_case(torch, rec, case, repeat, record):
             "seed": case["seed"], "grad_mode": "no_grad",
             "timing": {"first_call_s": round(first_call_s, 4),
                        "extra_compile_s": round(extra_compile_s, 4) if extra_compile_s is not None else None,
-                       "repeat_calls": repeat, "steady_median_ms": round(statistics.median(steady), 5) if steady else None,
+                       "repeat_calls": repeat,
+                       "steady_median_ms": round(statistics.median(steady), 5) if steady else None,
                        "steady_timer": "cuda_events" if steady else None},
             "autotune_benchmarks": benchmarks,
             "other_autotuned_kernels": sorted(rec.other_kernels), "launch_count": launch_count}
@@ -763,8 +765,8 @@ def capture(cases, a):
     for case in cases:
         r = run_case(torch, rec, case, a.repeat, record=True)
         records.append(r)
-        print_case(r, [launch for k in rec.kernels.values() for launch in k["launches"] if launch["case"] == case["id"]],
-                   rec.kernels)
+        launches = [launch for k in rec.kernels.values() for launch in k["launches"] if launch["case"] == case["id"]]
+        print_case(r, launches, rec.kernels)
     binaries = collect_binaries(rec.kernels.values(), cache_dir, a.keep_ir)
     prefix = a.archive_prefix or os.path.join(os.path.dirname(os.path.abspath(a.out)), "triton-cache")
     archives = write_archives(cache_dir, binaries, prefix) if binaries else []

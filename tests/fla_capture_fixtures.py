@@ -151,7 +151,8 @@ KERNELS = [
         "constexpr_names": ["H", "HV", "K", "V", "BT", "BK", "BV", "USE_G", "USE_G_GAMMA", "STATE_V_FIRST",
                             "IS_VARLEN"],
         "do_not_specialize": ["T"], "key_names": ["H", "HV", "K", "V", "BT", "STATE_V_FIRST"],
-        "configs": [config({"BK": 128, "BV": 128}, 8), config({"BK": 64, "BV": 64}, 4), config({"BK": 32, "BV": 32}, 2)],
+        "configs": [config({"BK": 128, "BV": 128}, 8), config({"BK": 64, "BV": 64}, 4),
+                    config({"BK": 32, "BV": 32}, 2)],
     },
 ]
 
@@ -170,7 +171,8 @@ def launches():
     # chunk_local_cumsum(g, chunk_size=64, scale=RCP_LN2): g is [B, T, HV] -> the scalar kernel, output float32
     seq.append((1, [tensor("s", FP32, [B, T, HV], op_input("g")), tensor("o", FP32, [B, T, HV], NEW),
                     scalar("scale", "fp32", RCP_LN2), none("cu_seqlens"), none("chunk_indices"),
-                    scalar("T", "i32", T, True), const("B", B), const("H", HV), const("BT", BT), const("REVERSE", False),
+                    scalar("T", "i32", T, True), const("B", B), const("H", HV),  # H of g's [B, T, H]: HV
+                    const("BT", BT), const("REVERSE", False),
                     const("HAS_SCALE", True), const("IS_VARLEN", False), const("HEAD_FIRST", False)],
                 lambda cfg: [NT, B * HV]))
     # chunk_gated_delta_rule_fwd_intra, chunk_size 64: the fused kkt + solve_tril kernel, A = zeros(B, T, HV, BT)
@@ -346,7 +348,8 @@ def bad_manifests(good):
 
     good_text = text(good)
     out.append(("bad-syntax.json", "", good_text[: len(good_text) // 2]))
-    dup = good_text.replace('"capture_kind": "hand-made",', '"capture_kind": "hand-made",\n "capture_kind": "device",', 1)
+    dup = good_text.replace('"capture_kind": "hand-made",',
+                            '"capture_kind": "hand-made",\n "capture_kind": "device",', 1)
     out.append(("bad-duplicate.json", "/capture_kind", dup))
     out.append(("bad-nan.json", "/cases/0/seed", good_text.replace('"seed": 42', '"seed": NaN', 1)))
     return out

@@ -620,7 +620,6 @@ class RecorderBase(unittest.TestCase):
         tuner.run(x, y, n=3000, scale=0.5, FLAG=True, grid=(1,), warmup=False)  # not watched: passes through
 
 
-
 class RecorderOnFlasCode(RecorderBase):
     def test_capture_records_flas_keys_sources_and_variants_into_a_valid_manifest(self):
         tuner, rec, fla = self.kernel("disabled")
