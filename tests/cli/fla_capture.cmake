@@ -1,0 +1,50 @@
+# The FLA capture manifest (issue 24, docs/fla-capture.md): Python only, no build needed. The checker passes the
+# committed hand-made sample and refuses each committed bad manifest with exit 2, naming the JSON Pointer of its
+# planted fault; the unit tests run the capture's pure parts (and FLA's own cache.py where .fla/ holds FLA's source);
+# the fixtures must be what tests/fla_capture_fixtures.py writes.
+find_package(Python3 COMPONENTS Interpreter)
+set(TUNESCOPE_FLA_CAPTURE_DATA ${CMAKE_CURRENT_SOURCE_DIR}/data/fla-capture)
+set(TUNESCOPE_FLA_MANIFEST_CHECK ${CMAKE_SOURCE_DIR}/scripts/fla_manifest_check.py)
+
+# bad manifest | the JSON Pointer (or text) its refusal must name
+set(TUNESCOPE_FLA_BAD_MANIFESTS
+  "bad-digest|at /digest/value: "
+  "bad-format|at /format: "
+  "bad-key-hash|at /kernels/0/launches/0/key_hash: "
+  "bad-key-dtype|at /kernels/2/launches/0/autotune_key/6: "
+  "bad-num-warps|at /kernels/4/configs/3/num_warps: "
+  "bad-unknown-member|at /kernels/5/launches/0/stream: unknown member"
+  "bad-variants|at /kernels/4/launches/0/variants: "
+  "bad-case-ref|at /kernels/1/launches/0/case: "
+  "bad-storage|at /kernels/5/launches/0/args/3/storage_bytes: "
+  "bad-origin|at /kernels/2/launches/0/args/0/origin/sequence: "
+  "bad-grid|at /kernels/0/launches/1/variants/2/grid/0: "
+  "bad-config-arg|at /kernels/0/launches/0/args/8/kind: "
+  "bad-syntax|malformed JSON at line "
+  "bad-duplicate|at /capture_kind: duplicate key"
+  "bad-nan|at /cases/0/seed: NaN is not JSON")
+
+if(Python3_Interpreter_FOUND)
+  add_test(NAME fla_capture_unit
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/fla_capture_test.py ${CMAKE_SOURCE_DIR}/.fla)
+  add_test(NAME fla_capture_fixtures_current
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/fla_capture_fixtures.py --check)
+  add_test(NAME fla_manifest_sample_valid
+    COMMAND ${Python3_EXECUTABLE} ${TUNESCOPE_FLA_MANIFEST_CHECK} ${TUNESCOPE_FLA_CAPTURE_DATA}/gdr-fwd-T4096-handmade.json)
+  set_tests_properties(fla_manifest_sample_valid PROPERTIES PASS_REGULAR_EXPRESSION "valid \\(hand-made capture")
+  foreach(entry IN LISTS TUNESCOPE_FLA_BAD_MANIFESTS)
+    string(REPLACE "|" ";" parts "${entry}")
+    list(GET parts 0 name)
+    list(GET parts 1 expected)
+    add_test(NAME fla_manifest_refuses_${name}
+      COMMAND ${CMAKE_COMMAND}
+              "-DCOMMAND=${Python3_EXECUTABLE}$<SEMICOLON>${TUNESCOPE_FLA_MANIFEST_CHECK}$<SEMICOLON>${TUNESCOPE_FLA_CAPTURE_DATA}/bad/${name}.json"
+              -DEXPECT_EXIT=2 "-DEXPECT_OUTPUT=${expected}"
+              -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/scripts/expect_exit.cmake)
+  endforeach()
+  set_tests_properties(fla_capture_unit fla_capture_fixtures_current PROPERTIES TIMEOUT 120)
+else()
+  add_test(NAME fla_capture_unit COMMAND ${CMAKE_COMMAND} -E echo
+           "SKIP: no python3, so the FLA capture manifest tests do not run (scripts/tunescope.sh setup installs it)")
+  set_tests_properties(fla_capture_unit PROPERTIES SKIP_REGULAR_EXPRESSION "SKIP:")
+endif()
