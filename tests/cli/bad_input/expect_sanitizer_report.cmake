@@ -3,13 +3,13 @@
 # The sanitized corpus run's self-test: runs the corpus runner exactly as the sanitized tests do, with the sanitizer
 # canary (sanitizer_canary.cpp) in place of the CLI. MODE clean must pass; heap and signed plant a bug and must
 # fail, naming the sanitizer's report (REPORT). The results kind: its runner checks need no JSON Pointer, which the
-# canary cannot give.
+# canary cannot give, and the issue-25 repros' expected messages are not checked (NO_EXPECTATIONS).
 set(ENV{TUNESCOPE_CANARY} "")
 if(NOT MODE STREQUAL "clean")
   set(ENV{TUNESCOPE_CANARY} "${MODE}")
 endif()
 execute_process(COMMAND "${CMAKE_COMMAND}" -DCLI=${CANARY} -DCORPUS=${CORPUS} -DSEEDS=${SEEDS} -DKIND=results
-                        -DWORK=${WORK} -DSANITIZED=ON -DMAX_FILES=8 -P "${RUNNER}"
+                        -DWORK=${WORK} -DSANITIZED=ON -DMAX_FILES=8 -DNO_EXPECTATIONS=ON -P "${RUNNER}"
                 RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE out)
 if(MODE STREQUAL "clean")
   if(NOT code EQUAL 0)

@@ -154,6 +154,9 @@ foreach(input IN LISTS inputs)
               ${confirm_tiny} --out "${scratch}.jsonl")
   elseif(KIND STREQUAL "results")
     set(expectation "${expected_${base}}")  # empty for the generated mutations: any documented outcome
+    if(NO_EXPECTATIONS)  # the sanitizer canary stands in for the CLI and cannot print the repros' messages
+      set(expectation "")
+    endif()
     check_run("${base}" "${input}" merge "${input}" --out "${scratch}.jsonl")
     check_run("${base}" "${input}" promote "${SEEDS}/profile.json" --results "${input}" --out "${scratch}.json")
     check_run("${base}" "${input}" confirm --results "${input}")
