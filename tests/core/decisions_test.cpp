@@ -26,32 +26,16 @@
 #include "tunescope/sweep/results.hpp"
 #include "tunescope/sweep/sweep.hpp"
 
+#include "plain_test_support.hpp"
+
 using namespace tunescope;
 
 namespace {
 
-int g_failures = 0;
+using plain_test::g_failures;
+using plain_test::seedProfile;
 
-#define CHECK(condition)                                                                              \
-    do {                                                                                              \
-        if (!(condition)) {                                                                           \
-            std::cerr << __FILE__ << ":" << __LINE__ << ": CHECK failed: " #condition << std::endl;   \
-            ++g_failures;                                                                             \
-        }                                                                                             \
-    } while (0)
-
-std::filesystem::path tempDir(const std::string& name) {
-    const auto dir = std::filesystem::temp_directory_path() /
-                     ("tunescope-decisions-" + std::to_string(::getpid()) + "-" + name);
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-    return dir;
-}
-
-std::filesystem::path seedProfile() {
-    const char* dir = std::getenv("TUNESCOPE_PROFILES");
-    return std::filesystem::path(dir ? dir : "profiles") / "fla-l2norm-gfx942-profile.json";
-}
+std::filesystem::path tempDir(const std::string& name) { return plain_test::tempDir("tunescope-decisions", name); }
 
 // The state of a simulated device shared by all its works: every sample is the work's true time times a factor.
 struct DeviceState {
