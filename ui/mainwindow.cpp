@@ -134,6 +134,7 @@ MainWindow::MainWindow(QWidget* parent)
 
     connect(validation_, &ValidationPanel::jumpRequested, this, &MainWindow::jumpToPointer);
     connect(validation_, &ValidationPanel::summaryChanged, this, &MainWindow::updateValidationCounts);
+    connect(profile_, &ProfileDocument::filePathChanged, this, &MainWindow::updateValidationCounts);
     updateValidationCounts();
     connect(profile_, &ProfileDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(profile_, &ProfileDocument::filePathChanged, this, &MainWindow::updateTitle);
@@ -292,8 +293,12 @@ void MainWindow::showMessageLog() {
 
 void MainWindow::updateValidationCounts() {
     // The counts where they stay visible: the status bar, and the dock's title (shown when it is tabbed or small).
+    // The panel checks the open profile whichever page is shown (a cuBLASLt policy page shows its own counts), so
+    // the title names the profile.
     const QString counts = validation_->countsText();
-    validationDock_->setWindowTitle(counts.isEmpty() ? tr("Validation") : tr("Validation: %1").arg(counts));
+    const QString profile = QFileInfo(profile_->filePath()).fileName();
+    const QString what = profile.isEmpty() ? tr("Validation") : tr("Validation of %1").arg(profile);
+    validationDock_->setWindowTitle(counts.isEmpty() ? what : tr("%1: %2").arg(what, counts));
     statusValidation_->setText(counts);
     statusValidation_->setToolTip(validation_->summaryText());
 }
