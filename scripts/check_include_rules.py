@@ -115,7 +115,8 @@ class Checker:
     def kernel_local(self, path, included):
         """A kernels/ header found through the folder or the plugins' include paths, or None."""
         candidates = [path.rsplit("/", 1)[0] + "/" + included, "kernels/common/" + included,
-                      "kernels/cuda/nvml/" + included, "kernels/cuda/l2norm/" + included]
+                      "kernels/cuda/nvml/" + included, "kernels/cuda/cupti/" + included,
+                      "kernels/cuda/l2norm/" + included]
         for candidate in candidates:
             if self.exists(os.path.normpath(candidate).replace(os.sep, "/")):
                 return os.path.normpath(candidate).replace(os.sep, "/")

@@ -647,6 +647,27 @@ private slots:
         QVERIFY(w.powerLimited());  // the reason bit in half the readings
     }
 
+    void theTimerIsChosenAndRecorded() {
+        // The scripted backend offers events only (GemmBackend's default): auto and events run and the report says
+        // which timer timed it; asking for CUPTI stops before anything is timed, naming what is offered.
+        for (const char* timer : {"events", "auto"}) {
+            ScriptedGemmBackend backend(700.0, 4);
+            g::ExploreOptions options = seedShapeOptions();
+            options.timer = timer;
+            const g::ExplorationResult r = g::runExploration(backend, options);
+            QVERIFY2(r.failure.empty(), r.failure.c_str());
+            QCOMPARE(r.timer, std::string("events"));
+            QCOMPARE(g::buildExplorerReport(r)["workload"]["data"]["timer"].get<std::string>(), std::string("events"));
+        }
+        ScriptedGemmBackend backend(700.0, 4);
+        g::ExploreOptions options = seedShapeOptions();
+        options.timer = "cupti";
+        const g::ExplorationResult r = g::runExploration(backend, options);
+        QVERIFY2(r.failure.find("--timer cupti is not offered by this device (it has: events)") != std::string::npos,
+                 r.failure.c_str());
+        QCOMPARE(backend.blocksRun, 0);
+    }
+
     void staleExplorerPluginIsRefused() {
         const char* stale = std::getenv("TUNESCOPE_STALE_PLUGIN_DIR");
         QVERIFY2(stale, "TUNESCOPE_STALE_PLUGIN_DIR is set by CMake");

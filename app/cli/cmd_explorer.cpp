@@ -85,6 +85,7 @@ struct ExploreArgs {
     int screenPasses = 2;
     int finalists = 3;
     std::string regime = "sustained";
+    std::string timer = kTimerEvents;
     ConfirmSettings confirm;
     bool quiet = false;
     std::vector<std::string> configs;
@@ -115,6 +116,7 @@ int runExplore(const ExploreArgs& args, CliContext& ctx) {
     if (args.finalists < 1 || args.screen < 1 || args.screenPasses < 1)
         throw Error("", "", "--finalists, --screen and --screen-passes must be at least 1");
     options.finalists = args.finalists;
+    options.timer = args.timer;
     options.screenCandidates = args.screen;
     options.screenPasses = args.screenPasses;
     options.rule.regime = regimeFromString(args.regime);
@@ -174,6 +176,7 @@ int runExplore(const ExploreArgs& args, CliContext& ctx) {
 
 struct ReplayArgs {
     std::string report, out;
+    std::string timer = kTimerEvents;
     ConfirmSettings confirm;
 };
 
@@ -200,6 +203,8 @@ int runReplayCommand(const ReplayArgs& args, CliContext& ctx) {
     if (!backend) return ctx.exitCode;
     auto progress = [](const std::string& line) { std::cerr << "[replay] " << line << '\n'; };
     validateConfirmSettings(args.confirm);
+    const std::string timer = backend->useTimer(args.timer);
+    std::cerr << "[replay] timer: " << timer << '\n';
     const ReplayOutcome outcome = runReplay(*backend.get(), plan, args.confirm, progress);
     if (!outcome.refusal.empty()) {
         std::cerr << "tunescope-cli: replay: refused: " << outcome.refusal << '\n';
@@ -207,7 +212,7 @@ int runReplayCommand(const ReplayArgs& args, CliContext& ctx) {
     }
     std::cout << "replayed " << describe(plan.spec) << ": selected " << formatFixed(outcome.selected.medianMs, 4)
               << " ms vs heuristic top " << formatFixed(outcome.baseline.medianMs, 4) << " ms (" << outcome.verdict
-              << ")\n";
+              << ", timer " << timer << ")\n";
     std::cout << "sustained: " << gainText(outcome.sustained) << "; A/A " << gainText(outcome.aaSustained) << '\n';
     std::cout << "burst:     " << gainText(outcome.burst) << "; A/A " << gainText(outcome.aaBurst) << '\n';
     if (plan.reportedInterval)
@@ -224,6 +229,7 @@ int runReplayCommand(const ReplayArgs& args, CliContext& ctx) {
         Json j;
         j["report"] = args.report;
         j["cublaslt_version"] = plan.cublasLtVersion;
+        j["timer"] = timer;
         j["selected_median_ms"] = outcome.selected.medianMs;
         j["baseline_median_ms"] = outcome.baseline.medianMs;
         j["improvement_percent"] = outcome.gainPercent;
@@ -270,6 +276,11 @@ void registerExplorerCommands(CLI::App& app, CliContext& ctx) {
         ->capture_default_str();
     explore->add_option("--regime", exploreArgs->regime, "select on: sustained | burst (both are reported)")
         ->capture_default_str();
+    explore->add_option("--timer", exploreArgs->timer,
+                        "events | cupti | auto: what times each launch (cupti: its kernels' own GPU span; "
+                        "docs/explorer.md, \"Timers\")")
+        ->check(CLI::IsMember({std::string(kTimerEvents), std::string(kTimerCupti), std::string("auto")}))
+        ->capture_default_str();
     addConfirmOptions(*explore, exploreArgs->confirm);
     explore->add_option("--verify-rounds", exploreArgs->confirm.verifyRounds,
                         "fresh rounds of the selection, the top and an A/A control after the selection; the "
@@ -288,6 +299,9 @@ void registerExplorerCommands(CLI::App& app, CliContext& ctx) {
         "replay", "Re-time a report's selected config from its raw cuBLASLt algorithm bytes against the heuristic top");
     replay->add_option("report", replayArgs->report, "report written by explore")->required();
     addConfirmOptions(*replay, replayArgs->confirm);
+    replay->add_option("--timer", replayArgs->timer, "events | cupti | auto (as explore's)")
+        ->check(CLI::IsMember({std::string(kTimerEvents), std::string(kTimerCupti), std::string("auto")}))
+        ->capture_default_str();
     replay->add_option("--out", replayArgs->out, "also write the result as JSON");
     replay->callback([replayArgs, &ctx] { ctx.exitCode = runReplayCommand(*replayArgs, ctx); });
 }

@@ -13,6 +13,12 @@ add_test(NAME cli_replay_small
 set_tests_properties(cli_replay_small PROPERTIES TIMEOUT 300
   SKIP_REGULAR_EXPRESSION "the exploration did not run here" FIXTURES_REQUIRED explore_small_report)
 
+add_test(NAME cli_explore_small_cupti
+  COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:tunescope-cli> -DREPORT=${CMAKE_BINARY_DIR}/explore-small-cupti.json
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/scripts/explore_timer.cmake)
+set_tests_properties(cli_explore_small_cupti PROPERTIES TIMEOUT 300
+  SKIP_REGULAR_EXPRESSION "the exploration did not run here")
+
 # name | arguments after "explore" (;-separated by |) | expected message
 foreach(bad IN ITEMS
     "m|--m|0|--n|64|--k|64|M must be at least 1"
@@ -20,7 +26,8 @@ foreach(bad IN ITEMS
     "layout|--m|64|--n|64|--k|64|--layout|TT|unknown layout 'TT'"
     "workspace|--m|64|--n|64|--k|64|--workspace|4,4|listed twice"
     "logical|--m|64|--m-logical|65|--n|64|--k|64|larger than the descriptor size"
-    "config|--m|64|--n|64|--k|64|--config|tile=428|names no algo")
+    "config|--m|64|--n|64|--k|64|--config|tile=428|names no algo"
+    "timer|--m|64|--n|64|--k|64|--timer|clock|--timer: clock not in")
   string(REPLACE "|" ";" parts "${bad}")
   list(POP_FRONT parts name)
   list(POP_BACK parts expected)

@@ -569,6 +569,12 @@ bool prepareWorkload(Exploration& x) {
                           std::to_string(env.ccMinor),
                       why, true);
 
+    try {
+        r.timer = x.backend.useTimer(x.options.timer);
+    } catch (const std::exception& e) {
+        return x.stop("timer", e.what(), false);
+    }
+    x.say("timer: " + r.timer);
     x.say("preparing " + describe(r.spec) + ": random inputs, FP32 reference on the GPU");
     try {
         x.backend.prepare(r.spec, r.dataSeed);

@@ -1099,6 +1099,7 @@ Json workloadToJson(const ExplorationResult& r) {
     workload["data"] = {{"seed", r.dataSeed},
                         {"distribution", "uniform magnitude in [1/16, 1] with random sign: never zero"},
                         {"cold_l2", r.coldL2},
+                        {"timer", r.timer},
                         {"rotating_input_sets", r.rotatingBufferSets},
                         {"rotating_input_bytes", r.rotatingBytes},
                         {"reference", "FP32 GEMM on the GPU over the same (dequantised) inputs"},
@@ -1171,7 +1172,7 @@ Json searchToJson(const ExplorationResult& r) {
                       "cluster, stages x cluster, tile x custom), split-k, other algorithm ids";
     search["first_pass"] = "batches of candidates run back to back on the GPU (no host round trip between them), the "
                            "heuristic top between every 4 candidates: per item untimed warm-up launches (about 25 ms "
-                           "of work), then 3 cold-L2 samples bracketed by events; each candidate ranked by its median "
+                           "of work), then 3 cold-L2 samples, timed by workload.data.timer (events bracket them with either timer); each candidate ranked by its median "
                            "over its neighbouring top items; the GPU is kept busy while the host checks configurations";
     search["finalists"] = r.finalistMethod;
     Json algos = Json::array();

@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cupti_timer.hpp"
 #include "gemm_kernels.hpp"
 #include "nvml_device.hpp"
 #include "tunescope/base/errors.hpp"
@@ -28,6 +29,22 @@ namespace tunescope::gemm {
 namespace {
 
 namespace kern = cublaslt_kernels;
+
+// One timed launch's CUPTI tag (docs/explorer.md, "Timers"): the CUDA calls this thread makes while it lives are
+// marked with a fresh id, so the launch's kernel records are found by it; with events (`on` false) it does nothing.
+class CuptiTag {
+public:
+    explicit CuptiTag(bool on) : id_(on ? cuda::CuptiTimer::instance().beginTagged() : 0) {}
+    ~CuptiTag() {
+        if (id_) cuda::CuptiTimer::instance().endTagged();
+    }
+    CuptiTag(const CuptiTag&) = delete;
+    CuptiTag& operator=(const CuptiTag&) = delete;
+    std::uint64_t id() const { return id_; }
+
+private:
+    std::uint64_t id_;
+};
 
 std::string cudaText(cudaError_t err) {
     return std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err);
@@ -590,6 +607,8 @@ public:
         const std::size_t rowBytes = std::size_t(spec_.logicalN()) * 2u;
         const std::size_t logicalBytes = rowBytes * std::size_t(spec_.logicalM());
         std::vector<std::size_t> firstEvent(items.size(), 0);
+        std::vector<std::vector<std::uint64_t>> tags(items.size());  // CUPTI: one per sample
+        const bool cupti = timesWithCupti();
         std::vector<bool> enqueued(items.size(), false), hadBaseline(items.size(), false);
         std::size_t nextEvent = 0;
         // Everything goes into one stream without a host round trip: the GPU never idles between candidates.
@@ -606,7 +625,9 @@ public:
                 firstEvent[i] = nextEvent;
                 for (int k = 0; k < samples; ++k) {
                     checkCuda(cudaEventRecord(events_[nextEvent + std::size_t(k)], stream_), "cudaEventRecord");
+                    const CuptiTag tag(cupti);
                     matmul(algo, item.workspaceBytes, nextSet());
+                    if (cupti) tags[i].push_back(tag.id());
                 }
                 checkCuda(cudaEventRecord(events_[nextEvent + std::size_t(samples)], stream_), "cudaEventRecord");
                 nextEvent += std::size_t(samples) + 1;
@@ -646,7 +667,8 @@ public:
             FirstPassResult& r = results[i];
             r.smClockMHz = clock;
             const int samples = std::max(1, items[i].samples);
-            for (int k = 0; k < samples; ++k) {
+            if (cupti) r.samplesMs = kernelTimesMs(tags[i]);
+            for (int k = 0; !cupti && k < samples; ++k) {
                 float ms = 0.0f;
                 checkCuda(cudaEventElapsedTime(&ms, events_[firstEvent[i] + std::size_t(k)],
                                                events_[firstEvent[i] + std::size_t(k) + 1]),
@@ -700,6 +722,8 @@ public:
         }
         ensureEvents(needed);
         const long long limitMw = nvml_ ? nvml_->enforcedPowerLimitMilliwatts() : -1;
+        const bool cupti = timesWithCupti();
+        std::vector<std::vector<std::uint64_t>> tags(n);  // CUPTI: one per timed launch
 
         // A host thread reads NVML while the blocks run: the energy counter when a block's timed part starts and
         // ends (it watches the block's first and last events), clock, power and reasons every 10 ms in between.
@@ -779,7 +803,11 @@ public:
                     startRecorded = long(i);
                     const int base = launches / intervals[i], extra = launches % intervals[i];
                     for (int k = 0; k < intervals[i]; ++k) {
-                        for (int l = 0; l < base + (k < extra ? 1 : 0); ++l) matmul(algo, block.workspaceBytes, nextSet());
+                        for (int l = 0; l < base + (k < extra ? 1 : 0); ++l) {
+                            const CuptiTag tag(cupti);
+                            matmul(algo, block.workspaceBytes, nextSet());
+                            if (cupti) tags[i].push_back(tag.id());
+                        }
                         checkCuda(cudaEventRecord(events_[e0 + std::size_t(k) + 1], stream_), "cudaEventRecord");
                         recorded = k + 2;
                     }
@@ -815,7 +843,8 @@ public:
             const int launches = std::max(1, blocks[i].launches);
             const int base = launches / intervals[i], extra = launches % intervals[i];
             std::vector<double> perLaunch;
-            for (int k = 0; k < intervals[i]; ++k) {
+            if (cupti) perLaunch = kernelTimesMs(tags[i]);
+            for (int k = 0; !cupti && k < intervals[i]; ++k) {
                 float ms = 0.0f;
                 checkCuda(cudaEventElapsedTime(&ms, events_[firstEvent[i] + std::size_t(k)],
                                                events_[firstEvent[i] + std::size_t(k) + 1]),
@@ -841,6 +870,40 @@ public:
             r.clockEventReasons = reasons[i];
         }
         return results;
+    }
+
+    // CUPTI's kernel durations where libcupti loads and starts, else events; events stay the default because a GEMM
+    // block is long enough for them (docs/explorer.md, "Timers").
+    std::vector<TimerOption> timers() const override {
+        const cuda::CuptiTimer& cupti = cuda::CuptiTimer::instance();
+        const bool usable = cupti.loaded() && cuptiFailure_.empty();
+        return {{kTimerEvents, true, "CUDA events recorded around each launch (or group of launches)"},
+                {kTimerCupti, usable,
+                 usable ? "each timed launch's kernels' own span on the GPU from CUPTI activity records (" +
+                              cupti.version() + ")"
+                        : "CUPTI not available (" + (cupti.loaded() ? cuptiFailure_ : cupti.reason()) + ")"}};
+    }
+    std::string useTimer(const std::string& name) override {
+        const std::string chosen = chooseTimer(timers(), name).name;
+        if (chosen == kTimerCupti) {
+            try {
+                cuda::CuptiTimer::instance().activate();
+            } catch (const Error& e) {
+                cuptiFailure_ = e.what();
+                throw;
+            }
+        }
+        timer_ = chosen;
+        return chosen;
+    }
+    std::string timer() const override { return timer_; }
+    bool timesWithCupti() const { return timer_ == kTimerCupti; }
+    // The GPU spans of the tagged launches, in ms, in order.
+    static std::vector<double> kernelTimesMs(const std::vector<std::uint64_t>& tags) {
+        std::vector<double> times;
+        times.reserve(tags.size());
+        for (const cuda::GpuSpan& span : cuda::CuptiTimer::instance().collect(tags)) times.push_back(span.ms());
+        return times;
     }
 
     // For CublasLtWork.
@@ -1021,6 +1084,8 @@ private:
     std::vector<std::unique_ptr<DeviceBuffer>> outputSlots_;
     DeviceBuffer batchScratch_;
     std::vector<cudaEvent_t> events_;
+    std::string timer_ = kTimerEvents;
+    std::string cuptiFailure_;  // why CUPTI would not start here, once it did not
     int rotation_ = 0;
 };
 
@@ -1041,12 +1106,18 @@ double CublasLtWork::timeSampleMs() {
     // The spin kernel keeps the GPU busy while the host enqueues the events and the GEMM.
     checkCuda(cublaslt_kernels::spin(backend_.spinCycles(), stream), "spin kernel");
     checkCuda(cudaEventRecord(backend_.startEvent(), stream), "cudaEventRecord");
-    backend_.matmul(algo_, workspaceBytes_, set_);
+    std::uint64_t tagId = 0;
+    {
+        const CuptiTag tag(backend_.timesWithCupti());
+        backend_.matmul(algo_, workspaceBytes_, set_);
+        tagId = tag.id();
+    }
     checkCuda(cudaEventRecord(backend_.stopEvent(), stream), "cudaEventRecord");
     checkCuda(cudaEventSynchronize(backend_.stopEvent()), "cublasLtMatmul (timed launch)");
+    lastClock_ = backend_.smClock();
+    if (tagId) return CublasLtBackend::kernelTimesMs({tagId}).front();
     float ms = 0.0f;
     checkCuda(cudaEventElapsedTime(&ms, backend_.startEvent(), backend_.stopEvent()), "cudaEventElapsedTime");
-    lastClock_ = backend_.smClock();
     return double(ms);
 }
 

@@ -115,12 +115,23 @@ public:
         std::string error;
     };
     virtual std::vector<BlockResult> runBlocks(const std::vector<Block>& blocks) = 0;
+
+    // The timers this backend offers (docs/explorer.md, "Timers"). With `cupti` every timed launch of firstPass,
+    // runBlocks and GemmWork::timeSampleMs is its own kernels' GPU span (first start to last end, so a split-k
+    // reduction kernel counts) from CUPTI activity records; the events stay recorded around it, so the GPU sees the
+    // same commands with either timer, and a block's `seconds` and `meanMsPerLaunch` stay the events' (the stream's
+    // throughput, gaps included). Until useTimer is called: events.
+    virtual std::vector<TimerOption> timers() const { return {{kTimerEvents, true, "CUDA events around each launch"}}; }
+    // Chooses one (`auto`: the first available), starts it and returns its name; throws Error when the named one
+    // cannot run here.
+    virtual std::string useTimer(const std::string& name) { return chooseTimer(timers(), name).name; }
+    virtual std::string timer() const { return kTimerEvents; }
 };
 
 // The plugin also exports `int tunescope_gemm_backend_interface(void)` returning this number; the loader refuses a
 // plugin built for another one (its virtual functions would not match).
-inline constexpr int kGemmBackendInterfaceVersion = 5;  // 3: TimedWork::lastConditions (GemmWork is a TimedWork); 4: runBlocks;
-// 5: TimedWork::beforeSample(L2Regime) (plugin ABI 5)
+inline constexpr int kGemmBackendInterfaceVersion = 6;  // 3: TimedWork::lastConditions (GemmWork is a TimedWork); 4: runBlocks;
+// 5: TimedWork::beforeSample(L2Regime) (plugin ABI 5); 6: timers / useTimer / timer
 inline constexpr const char* kGemmBackendInterfaceSymbol = "tunescope_gemm_backend_interface";
 using GemmBackendInterfaceFn = int (*)();
 

@@ -26,6 +26,9 @@ struct ExploreOptions {
     int finalists = 3;             // confirmed against the top (requested configs come on top of these)
     ConfirmSettings confirm;
     bool coldL2 = true;
+    // What times every sample (docs/explorer.md, "Timers"): events (the default: a GEMM block is long), cupti (each
+    // launch's kernels' own GPU span), or auto (the first the backend offers that works here).
+    std::string timer = kTimerEvents;
     SearchOptions search;          // clusterShapeIds/workspaceCap filled in from the device and spec
     // Configurations to time whatever the search does (e.g. a winner claimed elsewhere); they are always finalists
     // when they pass AlgoCheck, run and meet the parity rule.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tunescope/base/json_io.hpp"
+#include "tunescope/device/device.hpp"
 #include "tunescope/gemm/gemm_algo.hpp"
 #include "tunescope/gemm/gemm_spec.hpp"
 
@@ -340,6 +341,7 @@ struct ExplorationResult {
     GemmEnvironment environment;
     std::uint64_t dataSeed = 0;
     bool coldL2 = true;
+    std::string timer = kTimerEvents;  // what timed the samples (device.hpp's kTimerNames)
     int rotatingBufferSets = 0;
     std::uint64_t rotatingBytes = 0;
     SelectionRule rule;

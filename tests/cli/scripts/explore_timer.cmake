@@ -1,0 +1,30 @@
+# The small exploration timed by CUPTI (docs/explorer.md, "Timers"), then its selection replayed with each timer.
+# Where there is no CUDA device, or CUPTI does not load, it prints the phrase the test's SKIP_REGULAR_EXPRESSION
+# turns into "skipped", with the reason.
+include("${CMAKE_CURRENT_LIST_DIR}/cli_checks.cmake")
+execute_process(COMMAND ${CLI} explore --m 1000 --n 768 --k 512 --m-logical 990 --dtype bf16 --layout TN
+                        --workspace 0,4,32 --budget 15 --timer cupti --out ${REPORT}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 77)
+  message("the exploration did not run here: ${out}${err}")
+  return()
+endif()
+if(NOT rc EQUAL 0)
+  if("${out}${err}" MATCHES "CUPTI not available")
+    message("the exploration did not run here: ${out}${err}")
+    return()
+  endif()
+  message(FATAL_ERROR "explore --timer cupti exited ${rc}:\n${out}\n${err}")
+endif()
+expect_in("${err}" "timer: cupti")
+file(READ ${REPORT} report)
+string(JSON timer GET "${report}" workload data timer)
+if(NOT timer STREQUAL "cupti")
+  message(FATAL_ERROR "the report says timer '${timer}', expected cupti")
+endif()
+foreach(timer cupti events)
+  run_cli(0 out replay ${REPORT} --timer ${timer})
+  expect_in("${CLI_STDOUT}" "timer ${timer})")
+  expect_in("${CLI_STDOUT}" "matches the report")
+endforeach()
+message("explore and replay ran with CUPTI: ${CLI_STDOUT}")
