@@ -84,6 +84,7 @@ struct ExploreArgs {
     int screen = 16;
     int screenPasses = 2;
     int finalists = 3;
+    int siblingFinalists = 3;
     std::string regime = "sustained";
     std::string timer = kTimerEvents;
     ConfirmSettings confirm;
@@ -117,6 +118,8 @@ int runExplore(const ExploreArgs& args, CliContext& ctx) {
         throw Error("", "", "--finalists, --screen and --screen-passes must be at least 1");
     options.finalists = args.finalists;
     options.timer = args.timer;
+    if (args.siblingFinalists < 0) throw Error("", "", "--sibling-finalists must be 0 or more");
+    options.siblingFinalists = args.siblingFinalists;
     options.screenCandidates = args.screen;
     options.screenPasses = args.screenPasses;
     options.rule.regime = regimeFromString(args.regime);
@@ -273,6 +276,10 @@ void registerExplorerCommands(CLI::App& app, CliContext& ctx) {
         ->capture_default_str();
     explore->add_option("--screen-passes", exploreArgs->screenPasses, "randomly ordered screen passes")->capture_default_str();
     explore->add_option("--finalists", exploreArgs->finalists, "screened candidates confirmed against the top")
+        ->capture_default_str();
+    explore->add_option("--sibling-finalists", exploreArgs->siblingFinalists,
+                        "siblings of the best screened finalist (its other custom options and CTA swizzles) within "
+                        "2% of it confirmed as finalists too (0: off)")
         ->capture_default_str();
     explore->add_option("--regime", exploreArgs->regime, "select on: sustained | burst (both are reported)")
         ->capture_default_str();

@@ -4,8 +4,9 @@
 #     the seed shape (M 37824, logical 37810, N 5376, K 14336) in BF16 and FP8;
 #  2. export-cublaslt: one policy of every report (and one per 8192^3 run, to compare the two picks and tie sets);
 #  3. examples policy_gemm on the policy: per entry the loader's choice, one launch hashed against the explorer's
-#     output hash, and a paired A/B of the chosen algorithm against the heuristic's first choice (AB_ROUNDS rounds of
-#     0.5 s blocks back to back, ABBA; 3 rounds after 1.5 s idle);
+#     output hash, and a paired A/B of the chosen algorithm against the heuristic's first choice (after 1 s of it,
+#     AB_ROUNDS rounds of 0.5 s blocks back to back with an A/A control, the heuristic's choice again, in every order
+#     and its reverse; "tie" when B's interval does not clear the A/A spread; 3 rounds after 1.5 s idle);
 #  4. the Python loader (ctypes, real cuBLASLt) on the same entries;
 #  5. the policy with its cuBLASLt version edited, then its GPU: policy_gemm --expect heuristic must run every GEMM on
 #     the heuristic's first choice with the reason (other-cublaslt-version, other-gpu).
@@ -142,8 +143,8 @@ def load(name):
         return None
 def fmt(g, iv):
     return "-" if g is None else "%+.2f%% [%+.2f, %+.2f]" % (g, iv[0], iv[1]) if iv else "%+.2f%%" % g
-rows = [["entry", "shape", "loader", "bitwise vs explorer", "policy gain (report)", "A/B sustained", "|diff|<=1pp",
-         "A/B after idle", "heuristic = baseline"]]
+rows = [["entry", "shape", "loader", "bitwise vs explorer", "policy gain (report)", "A/B sustained", "A/A sustained",
+         "verdict", "|diff|<=1pp", "A/B after idle", "heuristic = baseline", "same algo bytes"]]
 for name in ("example_policy.json", "example_policy_8192_2.json"):
     results = load(name) or []
     policy = load(name.replace("example_", "")) or {"entries": []}
@@ -153,15 +154,17 @@ for name in ("example_policy.json", "example_policy_8192_2.json"):
         shape = "%sx%sx%s %s" % (shape.get("m"), shape.get("n"), shape.get("k"), shape.get("dtype")) if shape else r.get("matmul", "?")
         g = e.get("gain", {})
         ab = (r.get("ab") or {})
-        s, idle = ab.get("sustained") or {}, ab.get("after_idle") or {}
+        s, idle, aa = ab.get("sustained") or {}, ab.get("after_idle") or {}, ab.get("aa_sustained") or {}
         diff = r.get("difference_pp")
         rows.append(["%s#%d" % (name[8:-5], r["entry"]), shape, "%s (%s)" % (r.get("source"), r.get("reason")),
                      {True: "yes", False: "NO"}.get(r.get("bitwise_equal_to_explorer"), "-"),
                      fmt(g.get("percent"), g.get("interval_95_percent")),
                      fmt(s.get("gain_percent"), s.get("interval_95_percent")) + (" %s/%s" % (s.get("rounds_faster"), s.get("rounds")) if s else ""),
+                     fmt(aa.get("gain_percent"), aa.get("interval_95_percent")), ab.get("verdict", "-"),
                      "-" if diff is None else ("yes" if diff <= 1.0 else "NO (%.2f)" % diff),
                      fmt(idle.get("gain_percent"), idle.get("interval_95_percent")),
-                     {True: "yes", False: "NO"}.get(r.get("heuristic_first_is_the_explorers_baseline"), "-")])
+                     {True: "yes", False: "NO"}.get(r.get("heuristic_first_is_the_explorers_baseline"), "-"),
+                     {True: "yes", False: "no"}.get(r.get("same_algorithm_bytes"), "-")])
 widths = [max(len(str(x)) for x in col) for col in zip(*rows)]
 for row in rows:
     print(" | ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip())

@@ -7,9 +7,12 @@
 // Per cuBLASLt entry: the descriptors the explorer used (its inputs too: the explorer's generator and seed, rotating
 // sets at least 4x the L2), the loader's choice for them (the policy's algorithm, or the heuristic's first choice
 // with the reason), one launch hashed like the explorer (SHA-256 of the logical block of D) and compared with the
-// output hash the policy records, then a paired A/B of the chosen algorithm against the heuristic's first choice:
-// `--rounds` rounds of one ~block-seconds block per algorithm, back to back, in ABBA order, each block's
-// per-launch median; the gain is 100 x (1 - geometric mean of B/A) with a Student t 95% interval over the rounds.
+// output hash the policy records, whether the chosen cublasLtMatmulAlgo_t is byte-identical to the heuristic's first
+// choice, then a paired A/B of the chosen algorithm against the heuristic's first choice with an A/A control (the
+// heuristic's again): after 1 s of it, `--rounds` rounds of one ~block-seconds block per arm, back to back, the
+// three arms in every order and its reverse, each block's per-launch median; the gain is 100 x (1 - geometric mean
+// of B/A) with a Student t 95% interval over the rounds, stated beside the A/A's, and "tie" when B's interval does
+// not clear the A/A spread.
 // `--idle-rounds`: rounds of 1.5 s idle then a 5-launch burst per algorithm (boost clocks).
 // Exit: 0 done (and every policy algorithm bitwise equal where the policy has a hash), 1 a hash differs or
 // --expect was not met, 2 usage or unreadable policy, 77 no CUDA device.
@@ -247,20 +250,32 @@ Json gainJson(const Gain& g) {
     return {{"gain_percent", g.gain}, {"interval_95_percent", {g.low, g.high}}, {"rounds", g.rounds}, {"rounds_faster", g.faster}};
 }
 
-// The chosen algorithm (B) against the heuristic's first choice (A), sustained and after idle.
+// The chosen algorithm (B) against the heuristic's first choice (A), sustained and after idle, with an A/A control:
+// a third arm that is A again (A'), timed in the same rounds. The sustained rounds come after 1 s of A back to back
+// (the card's steady power state) and run the three arms in every order, each order followed by its reverse, so a
+// linear drift over a pair of rounds cancels for every arm. B vs A is stated with the A'/A interval beside it, and
+// is a "tie" when B's interval does not clear the A/A spread (the larger end of the A/A interval, either side):
+// H100 run 14 read the sustained A/B 1-3% apart where A and B were the same algorithm.
 Json pairedAb(Gemm& gemm, const tcp::AlgoData& a, const tcp::AlgoData& b, const Options& o) {
     const double estimate = std::max(1e-3, 0.5 * (gemm.blockMs(a, 3, 2) + gemm.blockMs(b, 3, 2)));
     const int launches = std::clamp(int(o.blockSeconds * 1000.0 / estimate), 3, 4096);
     const int warmups = std::max(2, launches / 10);
-    std::vector<double> am, bm;
+    gemm.blockMs(a, std::clamp(int(1000.0 / estimate), 3, 100000), 0);  // preheat: 1 s of A
+    const tcp::AlgoData again = a;  // A', a copy of A's bytes
+    const tcp::AlgoData* arms[3] = {&a, &b, &again};
+    static const int orders[6][3] = {{0, 1, 2}, {2, 1, 0}, {1, 2, 0}, {0, 2, 1}, {2, 0, 1}, {1, 0, 2}};
+    std::vector<double> ms[3];
     for (int r = 0; r < o.rounds; ++r) {
-        const bool aFirst = (r % 4 == 0 || r % 4 == 3);  // ABBA
-        const double first = gemm.blockMs(aFirst ? a : b, launches, warmups);
-        const double second = gemm.blockMs(aFirst ? b : a, launches, warmups);
-        am.push_back(aFirst ? first : second);
-        bm.push_back(aFirst ? second : first);
+        double round[3] = {0, 0, 0};
+        for (int arm : orders[r % 6]) round[arm] = gemm.blockMs(*arms[arm], launches, warmups);
+        for (int arm = 0; arm < 3; ++arm) ms[arm].push_back(round[arm]);
     }
-    Json out = {{"launches_per_block", launches}, {"sustained", gainJson(paired(am, bm))}, {"a_ms", am}, {"b_ms", bm}};
+    const Gain ab = paired(ms[0], ms[1]), aa = paired(ms[0], ms[2]);
+    const double spread = std::max(std::fabs(aa.low), std::fabs(aa.high));
+    const char* verdict = ab.low > spread ? "faster" : ab.high < -spread ? "slower" : "tie";
+    Json out = {{"launches_per_block", launches}, {"preheat_seconds", 1.0},     {"sustained", gainJson(ab)},
+                {"aa_sustained", gainJson(aa)},   {"aa_spread_percent", spread}, {"verdict", verdict},
+                {"a_ms", ms[0]},                  {"b_ms", ms[1]},               {"a2_ms", ms[2]}};
     if (o.idleRounds > 0) {
         std::vector<double> ai, bi;
         for (int r = 0; r < o.idleRounds; ++r) {
@@ -275,6 +290,12 @@ Json pairedAb(Gemm& gemm, const tcp::AlgoData& a, const tcp::AlgoData& b, const 
         out["after_idle"] = gainJson(paired(ai, bi));
     }
     return out;
+}
+
+// Whether two algorithms are the same bytes as cuBLASLt holds them (cublasLtMatmulAlgo_t).
+bool sameAlgoBytes(const tcp::AlgoData& x, const tcp::AlgoData& y) {
+    const cublasLtMatmulAlgo_t a = tcp::detail::lt(x), b = tcp::detail::lt(y);
+    return std::memcmp(&a, &b, sizeof a) == 0;
 }
 
 std::string words(const tcp::AlgoData& a) {
@@ -380,6 +401,10 @@ int runEntry(const tcp::Policy<Json>& policy, const Json& entryJson, int index, 
             if (!equal && choice.source == tcp::Source::Policy) code = 1;
         }
     }
+    const bool identical = sameAlgoBytes(first.algo, choice.algo);
+    out["same_algorithm_bytes"] = identical;
+    std::cout << "  chosen and heuristic-first cublasLtMatmulAlgo_t: " << (identical ? "identical" : "different")
+              << " bytes\n";
     const Json ab = pairedAb(gemm, first.algo, choice.algo, o);
     out["ab"] = ab;
     const Json& g = entryJson.value("gain", Json());
@@ -387,9 +412,13 @@ int runEntry(const tcp::Policy<Json>& policy, const Json& entryJson, int index, 
     const double measured = ab["sustained"]["gain_percent"].get<double>();
     out["reported_gain_percent"] = reported;
     out["difference_pp"] = std::fabs(measured - reported);
-    std::printf("  A/B %s vs heuristic first: %+.2f%% [%+.2f, %+.2f] sustained, faster in %d of %d; policy said %+.2f%%\n",
+    const Json& aa = ab["aa_sustained"];
+    std::printf("  A/B %s vs heuristic first: %+.2f%% [%+.2f, %+.2f] sustained, faster in %d of %d; A/A (heuristic first "
+                "vs itself) %+.2f%% [%+.2f, %+.2f]: %s; policy said %+.2f%%\n",
                 tcp::toString(choice.source), measured, ab["sustained"]["interval_95_percent"][0].get<double>(),
                 ab["sustained"]["interval_95_percent"][1].get<double>(), ab["sustained"]["rounds_faster"].get<int>(),
-                ab["sustained"]["rounds"].get<int>(), reported);
+                ab["sustained"]["rounds"].get<int>(), aa["gain_percent"].get<double>(),
+                aa["interval_95_percent"][0].get<double>(), aa["interval_95_percent"][1].get<double>(),
+                ab["verdict"].get<std::string>().c_str(), reported);
     return code;
 }

@@ -61,6 +61,12 @@ int candidatesPerBatch(int limit, int every) {
 }
 
 constexpr int kTopEvery = 4;  // a heuristic-top item after every 4 candidates
+constexpr int kMaxSiblings = 64;  // siblings of the screened finalists re-timed at most (addFinalistSiblings)
+
+// How many siblings a configuration of this algorithm has: its other custom options and CTA swizzles.
+int siblingCount(const AlgoCapabilities& caps) {
+    return std::min(kMaxSiblings, (std::max(0, caps.customOptionMax) + 1) * (caps.ctaSwizzleSupport ? 2 : 1) - 1);
+}
 
 // One first-pass item's result into its candidate: samples, median, parity and the pending output hash, or the
 // error. Returns the candidate's first pass, null when the item failed.
@@ -749,15 +755,28 @@ void reserveScreenAndConfirm(Exploration& x) {
     x.passes = std::max(1, options.screenPasses);
     ConfirmSettings& settings = x.settings;
     settings = options.confirm;
+    const int siblingFinalists = std::max(0, options.siblingFinalists);
     const int confirmEntries = 2 + x.finalists + int(x.requested.size());  // top, A/A, finalists
     const int burstEntries = x.r.rule.regime == Regime::Burst ? confirmEntries : 3;
     const double itemSeconds = (x.warmups + x.samples) * baselineMs / 1000.0 + 0.003;
-    const double screenReserve =
+    double screenReserve =
         double(x.passes) * (double(x.shortlist) * (1.0 + 1.0 / kTopEvery) + 2.0) * itemSeconds + 0.05 * x.passes;
+    // The sibling step: a first pass and siblingPasses passes over the finalists and their siblings, counted for the
+    // heuristics' algorithms (the finalists are mostly of them).
+    int siblings = 0;
+    for (const auto& [id, caps] : x.capsById)
+        if (caps.read) siblings = std::max(siblings, siblingCount(caps));
+    siblings = std::min(kMaxSiblings, siblings * x.finalists);
+    if (siblingFinalists > 0 && siblings > 0)
+        screenReserve += double(2 + x.passes) * (double(siblings + x.finalists) * (1.0 + 1.0 / kTopEvery) + 2.0) *
+                             itemSeconds + 0.05 * (2 + x.passes);
     // The sequential step's extra rounds (the top, the A/A control and up to extraMaxEntries finalists, only when
     // a finalist straddles the threshold) run on top of the budget: reserving them would starve the search, which
     // then misses configs it finds with the time (H200 run 12: 2 s of search instead of ~17 s, and two explorations
-    // of one shape found different finalists). At the defaults they add at most ~30 s.
+    // of one shape found different finalists). At the defaults they add at most ~30 s. So do the sibling finalists'
+    // confirm blocks (at most siblingFinalists entries, ~3.7 s each sustained at the defaults, only when siblings
+    // come within siblingTolerance of the best): reserved, 3 of them would take ~11 s of a 60 s budget's ~15 s of
+    // search, and in the scripted CI model the search then got no time at all.
     double confirmReserve = confirmSeconds(settings, Regime::Sustained, confirmEntries, baselineMs) +
                             confirmSeconds(settings, Regime::Burst, burstEntries, baselineMs);
     // A budget too small for the confirm stage as set shortens its blocks and gaps (never its rounds), so that
@@ -905,6 +924,165 @@ void chooseFinalists(Exploration& x) {
     }
 }
 
+// The siblings of a configuration: every other custom option and CTA swizzle its algorithm supports, nearest
+// custom option first.
+std::vector<AlgoConfig> siblingConfigs(const AlgoConfig& config, const AlgoCapabilities& caps) {
+    std::vector<AlgoConfig> out;
+    const int customs = std::max(0, caps.customOptionMax);
+    const int own = int(config.customOption);
+    for (int distance = 0; distance <= customs + own; ++distance)
+        for (int custom : {own - distance, own + distance}) {
+            if (custom < 0 || custom > customs) continue;
+            for (std::uint32_t swizzle = 0; swizzle <= (caps.ctaSwizzleSupport ? 1u : 0u); ++swizzle) {
+                AlgoConfig c = config;
+                c.customOption = std::uint32_t(custom);
+                c.ctaSwizzle = swizzle;
+                if (c != config && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+            }
+        }
+    return out;
+}
+
+// The sibling step's passes: one per ratio a screened candidate has (the search's first pass and the screen's).
+int siblingPasses(const Exploration& x) { return x.passes + 1; }
+
+// The siblings of the finalists `parents` (best screen score first), each once and none a finalist itself, with the
+// finalist each is a sibling of; at most kMaxSiblings, the better finalists' first.
+std::vector<std::pair<AlgoConfig, int>> finalistSiblingConfigs(const Exploration& x, const std::vector<int>& parents) {
+    std::set<AlgoConfig> taken;
+    for (int id : x.finalistIds) taken.insert(x.r.candidates[std::size_t(id)].config);
+    std::vector<std::pair<AlgoConfig, int>> out;
+    for (int parent : parents) {
+        const AlgoConfig& config = x.r.candidates[std::size_t(parent)].config;
+        const auto caps = std::find_if(x.r.algorithms.begin(), x.r.algorithms.end(), [&](const SearchAlgorithm& a) {
+            return a.algorithmId == config.algorithmId && a.capabilities.read;
+        });
+        if (caps == x.r.algorithms.end()) continue;
+        for (const AlgoConfig& c : siblingConfigs(config, caps->capabilities))
+            if (int(out.size()) < kMaxSiblings && taken.insert(c).second) out.emplace_back(c, parent);
+    }
+    return out;
+}
+
+// The siblings the search did not time: checked, then given a first pass (parity and a first ratio to the top) as
+// new candidates "sibling of #id". Returns the candidates of every sibling, earlier ones included.
+std::vector<int> collectSiblings(Exploration& x, const std::vector<std::pair<AlgoConfig, int>>& configs) {
+    ExplorationResult& r = x.r;
+    std::map<AlgoConfig, int> byConfig;
+    for (const Candidate& c : r.candidates) byConfig.emplace(c.config, c.index);
+    std::vector<int> ids;
+    std::vector<Candidate> fresh;
+    for (const auto& [config, parent] : configs) {
+        if (const auto it = byConfig.find(config); it != byConfig.end()) {
+            ids.push_back(it->second);
+            continue;
+        }
+        ++r.siblings.checked;
+        const CheckResult result = x.backend.check(config);
+        if (!result.ok() || result.requiredWorkspaceBytes > x.cap) continue;
+        fresh.push_back(checkedCandidate(int(r.candidates.size() + fresh.size()), config, result,
+                                         "sibling of #" + std::to_string(parent)));
+    }
+    for (std::size_t first = 0; first < fresh.size(); first += std::size_t(x.perBatch)) {
+        const std::size_t last = std::min(fresh.size(), first + std::size_t(x.perBatch));
+        std::vector<Candidate> batch(fresh.begin() + std::ptrdiff_t(first), fresh.begin() + std::ptrdiff_t(last));
+        x.timeBatch(batch);
+        for (Candidate& c : batch) {
+            ids.push_back(c.index);
+            r.siblings.added.push_back(c.index);
+            r.candidates.push_back(std::move(c));
+        }
+    }
+    return ids;
+}
+
+// siblingPasses randomly ordered passes over `entries` against the top, as the screen times them: per entry its
+// ratios to the neighbouring top items.
+std::map<int, std::vector<double>> timeSiblingPasses(Exploration& x, const std::vector<int>& entries) {
+    std::mt19937_64 rng(x.r.dataSeed ^ 0x51b11ULL);
+    std::map<int, std::vector<double>> ratios;
+    for (int pass = 0; pass < siblingPasses(x); ++pass) {
+        std::vector<int> order = entries;
+        std::shuffle(order.begin(), order.end(), rng);
+        for (std::size_t first = 0; first < order.size(); first += std::size_t(x.perBatch)) {
+            const std::size_t last = std::min(order.size(), first + std::size_t(x.perBatch));
+            std::vector<Candidate> batch;
+            for (std::size_t i = first; i < last; ++i) batch.push_back(x.r.candidates[std::size_t(order[i])]);
+            std::map<int, double> passRatios;
+            x.timeBatch(batch, &passRatios);
+            for (const auto& [id, ratio] : passRatios) ratios[id].push_back(ratio);
+        }
+    }
+    return ratios;
+}
+
+// Siblings of the screened finalists (issue 23). Two explorations of 8192^3 on an H100 (run 14) picked custom
+// option 4 and 5 of one tile, stages and cluster, each outside the other's tie set: the time-bounded searches had
+// timed different neighbours (one never timed option 5, the other timed option 4 once, 10% slow), and the tie rule
+// can only name what was confirmed. Here every sibling of a screened finalist (the same configuration with each
+// other custom option and CTA swizzle) that runs with parity is re-timed with the finalists in as many passes as
+// the screen has ratios (unseen ones are checked and given a first pass first); up to siblingFinalists of them whose
+// median ratio to the top is below 1 and within siblingTolerance of the best finalist's in the same passes become
+// finalists, so that both runs confirm the same neighbourhood and the tie rule picks among it. The finalists all
+// have their siblings taken, not only the best: one slow first-pass ratio (the median of three is then the worse
+// of the other two) lets a neighbour's configuration screen best (scripted CI model, siblingFinalistsMakeTies...).
+void addFinalistSiblings(Exploration& x) {
+    ExplorationResult& r = x.r;
+    if (x.options.siblingFinalists <= 0) return;
+    std::vector<int> parents;
+    for (int id : x.finalistIds)
+        if (const Candidate& c = r.candidates[std::size_t(id)]; !x.requested.count(id) && c.screen && c.screen->score > 0)
+            parents.push_back(id);
+    std::stable_sort(parents.begin(), parents.end(), [&](int a, int b) {
+        return r.candidates[std::size_t(a)].screen->score < r.candidates[std::size_t(b)].screen->score;
+    });
+    const std::vector<std::pair<AlgoConfig, int>> configs = finalistSiblingConfigs(x, parents);
+    r.siblings.of = parents;
+    r.siblings.generated = int(configs.size());
+    if (configs.empty()) return;
+    try {
+        x.backend.keepBusy(r.candidates[0].raw, x.cap, int(std::clamp(300.0 / x.baselineMs, 1.0, 4000.0)));
+    } catch (const std::exception&) {
+        // The first batch reports the device's state.
+    }
+    std::vector<int>& retime = r.siblings.retimed;
+    for (int id : collectSiblings(x, configs))
+        if (const Candidate& c = r.candidates[std::size_t(id)]; c.error.empty() && c.firstPass && eligibleUnderRule(c, r.rule))
+            retime.push_back(id);
+    const std::string what = std::to_string(configs.size()) + " siblings of " + std::to_string(parents.size()) +
+                             " finalists, " + std::to_string(r.siblings.added.size()) + " new, ";
+    if (retime.empty()) return x.say(what + "none to re-time");
+    std::vector<int> entries = parents;
+    entries.insert(entries.end(), retime.begin(), retime.end());
+    std::map<int, std::vector<double>> ratios = timeSiblingPasses(x, entries);
+    double bestMedian = 0.0;
+    for (int id : parents)
+        if (!ratios[id].empty() && (r.siblings.best < 0 || median(ratios[id]) < bestMedian)) {
+            r.siblings.best = id;
+            bestMedian = median(ratios[id]);
+        }
+    if (r.siblings.best >= 0) r.siblings.bestRatios = ratios[r.siblings.best];
+    std::vector<std::pair<double, int>> close;  // (median over the best finalist's, candidate)
+    for (int id : retime) {
+        Candidate& c = r.candidates[std::size_t(id)];
+        if (ratios[id].empty()) continue;
+        if (!c.screen) c.screen = ScreenResult{ratios[id], median(ratios[id])};  // not in the screen: these passes
+        const double m = median(ratios[id]);
+        if (bestMedian > 0 && m < 1.0 && m <= bestMedian * (1.0 + x.options.siblingTolerance))
+            close.emplace_back(m / bestMedian, id);
+    }
+    std::stable_sort(close.begin(), close.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [relative, id] : close) {
+        if (int(r.siblings.finalists.size()) >= x.options.siblingFinalists) break;
+        r.siblings.finalists.push_back(id);
+        x.finalistIds.push_back(id);
+        x.say("finalist #" + std::to_string(id) + " " + r.candidates[std::size_t(id)].config.describe() + ": a sibling, x" +
+              formatFixed(relative, 4) + " of the best finalist #" + std::to_string(r.siblings.best) + " in the same passes");
+    }
+    x.say(what + std::to_string(retime.size()) + " re-timed with the finalists in " + std::to_string(siblingPasses(x)) +
+          " passes, " + std::to_string(r.siblings.finalists.size()) + " added as finalists");
+}
+
 // The confirm stage's entries for these candidates, each sized by its screen score (or first pass).
 std::vector<ConfirmEntry> entriesFor(const Exploration& x, const std::vector<int>& ids) {
     std::vector<ConfirmEntry> entries;
@@ -1012,8 +1190,17 @@ std::string screenAndConfirmMethod(const Exploration& x) {
     std::ostringstream method;
     method << "screen: the " << x.pool.size() << " best eligible first-pass candidates (time over the neighbouring "
            << "heuristic-top items) and " << (x.screened.size() - x.pool.size()) << " requested, in " << x.passes
-           << " randomly ordered passes against the top (every " << kTopEvery << " items), score = median ratio; "
-           << "confirm: the top, " << x.finalistIds.size()
+           << " randomly ordered passes against the top (every " << kTopEvery << " items), score = median ratio; ";
+    if (!r.siblings.of.empty())
+        method << "siblings: the " << r.siblings.of.size() << " screened finalists with every other custom option and "
+               << "CTA swizzle (" << r.siblings.generated << " configurations, " << r.siblings.checked
+               << " that were not candidates checked, " << r.siblings.added.size() << " of them new), "
+               << r.siblings.retimed.size() << " re-timed with the finalists in " << siblingPasses(x)
+               << " randomly ordered passes; up to " << x.options.siblingFinalists << " whose median ratio is below 1 "
+               << "and within " << 100.0 * x.options.siblingTolerance << "% of the best finalist's in the same passes "
+               << "added as finalists (" << r.siblings.finalists.size() << "), so that runs whose searches timed "
+               << "different neighbours confirm the same ones; ";
+    method << "confirm: the top, " << x.finalistIds.size()
            << " finalists and an A/A control (the top entered twice) in " << settings.rounds << " balanced rounds of "
            << settings.blockSeconds << " s blocks back to back (warm-up "
            << settings.warmupSeconds << " s of each block dropped, after " << settings.preheatSeconds
@@ -1082,6 +1269,7 @@ ExplorationResult runExploration(GemmBackend& backend, const ExploreOptions& opt
     runGuidedSearch(x);
     screenShortlist(x);
     chooseFinalists(x);
+    addFinalistSiblings(x);
     confirmSustained(x);
     confirmBurst(x);
     x.r.finalistMethod = screenAndConfirmMethod(x);

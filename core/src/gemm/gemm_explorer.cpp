@@ -1175,6 +1175,15 @@ Json searchToJson(const ExplorationResult& r) {
                            "of work), then 3 cold-L2 samples, timed by workload.data.timer (events bracket them with either timer); each candidate ranked by its median "
                            "over its neighbouring top items; the GPU is kept busy while the host checks configurations";
     search["finalists"] = r.finalistMethod;
+    if (!r.siblings.of.empty())
+        search["siblings"] = {{"of", r.siblings.of},
+                              {"generated", r.siblings.generated},
+                              {"checked", r.siblings.checked},
+                              {"added", r.siblings.added},
+                              {"retimed", r.siblings.retimed},
+                              {"finalists", r.siblings.finalists},
+                              {"best", r.siblings.best},
+                              {"best_ratios", r.siblings.bestRatios}};
     Json algos = Json::array();
     for (const auto& a : r.algorithms)
         algos.push_back({{"algorithm_id", a.algorithmId}, {"capabilities", capabilitiesToJson(a.capabilities)}});

@@ -355,6 +355,17 @@ struct ExplorationResult {
     Selection selection;
     SearchStats stats;
     std::string finalistMethod;  // how finalists were screened and confirmed
+    // The sibling step (ExploreOptions::siblingFinalists): the screened finalists' other custom options and CTA
+    // swizzles, re-timed with them in passes of their own.
+    struct Siblings {
+        std::vector<int> of;             // the screened finalists whose siblings were taken; empty: the step did not run
+        int generated = 0, checked = 0;  // their siblings; of them not candidates before, checked
+        std::vector<int> added;          // ... passing the check within the workspace cap: new candidates
+        std::vector<int> retimed;        // siblings (new or earlier candidates) that ran with parity, re-timed
+        std::vector<int> finalists;      // ... of them added as finalists
+        int best = -1;                   // the finalist with the lowest median ratio in those passes
+        std::vector<double> bestRatios;  // ... its ratios to the top there
+    } siblings;
     ConfirmSettings confirmSettings;
     std::optional<RegimeMeasurement> aaSustained, aaBurst;  // the A/A control (the top entered twice)
     // The verification rounds (ConfirmSettings::verifyRounds) of the selection and of their A/A control, when they ran.
