@@ -52,7 +52,7 @@ IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 CASE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 HEX32 = re.compile(r"^[0-9a-f]{32}$")
-UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+UTC = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$")
 FLA_SOURCE = re.compile(r"^fla/[A-Za-z0-9_/-]+\.py$")
 PLAIN_FILE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.=-]*$")
 CUDA_ARCH = re.compile(r"^sm_[0-9]+[a-z]?$")
@@ -345,7 +345,7 @@ class Checker:
             return self.fail(ptr, f"must be a string{' or null' if null else ''}, not {_kind(v)}")
         if enum is not None and v not in enum:
             return self.fail(ptr, f"'{v}' is not one of {', '.join(enum)}")
-        if pattern is not None and not pattern.match(v):
+        if pattern is not None and not pattern.fullmatch(v):
             return self.fail(ptr, f"'{v}' does not match {pattern.pattern}")
         return True
 
@@ -437,7 +437,7 @@ def _check_tool_stack_device(c, doc):
     if isinstance(env, dict):
         for name, value in env.items():
             p = pointer_join("/environment", name)
-            if not ENV_NAME.match(name):
+            if not ENV_NAME.fullmatch(name):
                 c.fail(p, f"'{name}' is not an environment variable name")
             c.string(value, p)
     else:
@@ -452,7 +452,7 @@ def _check_fla_sources(c, doc):
         return {}
     for path, digest in sources.items():
         p = pointer_join("/stack/fla_sources", path)
-        if not FLA_SOURCE.match(path) or ".." in path.split("/"):
+        if not FLA_SOURCE.fullmatch(path) or ".." in path.split("/"):
             c.fail(p, f"'{path}' is not a path inside the fla package (fla/.../*.py)")
         c.sha256(digest, p)
     return sources
@@ -863,7 +863,7 @@ def _check_binaries(c, binaries):
                 "num_stages", "num_ctas", "shared")
     for digest, entry in binaries.items():
         p = pointer_join("/binaries", digest)
-        if not HEX64.match(digest):
+        if not HEX64.fullmatch(digest):
             c.fail(p, f"'{digest}' is not a Triton metadata hash (64 lowercase hex digits)")
         if not c.members(entry, p, required):
             continue

@@ -1,4 +1,4 @@
-# The FLA capture manifest (issue 24, docs/fla-capture.md): Python only, no build needed. The checker passes the
+# The FLA capture manifest (issue 24, docs/fla-capture.md): the Python checker needs no build. The checker passes the
 # committed hand-made sample and refuses each committed bad manifest with exit 2, naming the JSON Pointer of its
 # planted fault; the unit tests run the capture's pure parts (and FLA's own cache.py where .fla/ holds FLA's source);
 # the fixtures must be what tests/fla_capture_fixtures.py writes.
@@ -42,7 +42,13 @@ if(Python3_Interpreter_FOUND)
               -DEXPECT_EXIT=2 "-DEXPECT_OUTPUT=${expected}"
               -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/scripts/expect_exit.cmake)
   endforeach()
-  set_tests_properties(fla_capture_unit fla_capture_fixtures_current PROPERTIES TIMEOUT 120)
+  # The C++ reader and the Python checker find the same faults at the same pointers, on every committed manifest
+  # and on the faults the script plants (tests/fla_capture_checkers_agree.py).
+  add_test(NAME fla_capture_checkers_agree
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/fla_capture_checkers_agree.py
+            $<TARGET_FILE:tunescope_fla_capture_test>)
+  set_tests_properties(fla_capture_checkers_agree PROPERTIES ENVIRONMENT "${TUNESCOPE_TEST_ENV}")
+  set_tests_properties(fla_capture_unit fla_capture_fixtures_current fla_capture_checkers_agree PROPERTIES TIMEOUT 120)
 else()
   add_test(NAME fla_capture_unit COMMAND ${CMAKE_COMMAND} -E echo
            "SKIP: no python3, so the FLA capture manifest tests do not run (scripts/tunescope.sh setup installs it)")

@@ -233,32 +233,33 @@ private:
 // is still visible, and refuses what canonicalisation would silently change: inexact numbers, duplicate keys.
 class SourceChecker : public nlohmann::json_sax<Json> {
 public:
-    SourceChecker(std::string_view text, const std::string& file) : text_(text), file_(file) {}
+    SourceChecker(std::string_view text, const std::string& file, std::vector<Error>* collected = nullptr)
+        : text_(text), file_(file), collected_(collected) {}
 
     bool null() override { nextValuePointer(); return true; }
     bool boolean(bool) override { nextValuePointer(); return true; }
     bool number_integer(number_integer_t value) override {
         const std::string pointer = nextValuePointer();
-        if (value > kMaxExactInteger || value < -kMaxExactInteger) throw integerOutOfRange(pointer, std::to_string(value));
+        if (value > kMaxExactInteger || value < -kMaxExactInteger) report(integerOutOfRange(pointer, std::to_string(value)));
         return true;
     }
     bool number_unsigned(number_unsigned_t value) override {
         const std::string pointer = nextValuePointer();
-        if (value > static_cast<std::uint64_t>(kMaxExactInteger)) throw integerOutOfRange(pointer, std::to_string(value));
+        if (value > static_cast<std::uint64_t>(kMaxExactInteger)) report(integerOutOfRange(pointer, std::to_string(value)));
         return true;
     }
     bool number_float(number_float_t value, const string_t& token) override {
         const std::string pointer = nextValuePointer();
         // Integers too long for 64 bits arrive here as doubles.
-        if (isIntegerToken(token)) throw integerOutOfRange(pointer, token);
+        if (isIntegerToken(token)) return report(integerOutOfRange(pointer, token));
         const DecimalDigits source = sourceDigits(token);
         if (!source.digits.empty() && value == 0)
-            throw Error(file_, pointer, "number " + token + " is too small for a 64-bit double (it would become 0)");
+            return report(Error(file_, pointer, "number " + token + " is too small for a 64-bit double (it would become 0)"));
         if (!(shortestDigits(value) == source))
-            throw Error(file_, pointer,
+            report(Error(file_, pointer,
                         "number " + token + " has more precision than a 64-bit double keeps (it would be read as " +
                             formatEcmaScriptNumber(value) +
-                            "); write it with the digits a double keeps, or store it as a string");
+                            "); write it with the digits a double keeps, or store it as a string"));
         return true;
     }
     bool string(string_t&) override { nextValuePointer(); return true; }
@@ -270,8 +271,8 @@ public:
     bool key(string_t& key) override {
         Frame& frame = frames_.back();
         if (!frame.keys.insert(key).second)
-            throw Error(file_, jsonPointerAppend(frame.pointer, key),
-                        "duplicate key \"" + key + "\" (I-JSON forbids it; which value counts would be a guess)");
+            report(Error(file_, jsonPointerAppend(frame.pointer, key),
+                         "duplicate key \"" + key + "\" (I-JSON forbids it; which value counts would be a guess)"));
         frame.key = key;
         return true;
     }
@@ -285,14 +286,24 @@ public:
         if (error.id == 406) {  // number overflow: the parser refuses it before number_float sees it
             std::size_t line = 0, column = 0;
             lineAndColumn(text_, position > 0 ? position - 1 : 0, line, column);
-            throw Error(file_, nextValuePointer(),
-                        "number " + lastToken + " is too large for a 64-bit double (line " + std::to_string(line) +
-                            ", column " + std::to_string(column) + ")");
+            overflowed_ = true;
+            report(Error(file_, nextValuePointer(),
+                         "number " + lastToken + " is too large for a 64-bit double (line " + std::to_string(line) +
+                             ", column " + std::to_string(column) + ")"));
         }
         return false;  // syntax errors: the caller re-parses to report them with line and column
     }
 
+    bool overflowed() const { return overflowed_; }
+
 private:
+    // Throws the fault, or keeps it and goes on when the caller collects every fault.
+    bool report(Error error) {
+        if (!collected_) throw error;
+        collected_->push_back(std::move(error));
+        return true;
+    }
+
     struct Frame {
         std::string pointer;
         bool isArray = false;
@@ -322,7 +333,9 @@ private:
 
     std::string_view text_;
     const std::string& file_;
+    std::vector<Error>* collected_;
     std::vector<Frame> frames_;
+    bool overflowed_ = false;
 };
 
 }  // namespace
@@ -373,6 +386,27 @@ std::string canonicalizeJsonText(std::string_view text, const std::string& fileN
         throw Error(fileName, "", "invalid JSON");
     }
     return canonicalize(parseJson(text, fileName), fileName);
+}
+
+std::vector<Error> jsonSourceFaults(std::string_view text, const std::string& fileName) {
+    std::vector<Error> faults;
+    SourceChecker checker(text, fileName, &faults);
+    bool parsed = false;
+    try {
+        parsed = Json::sax_parse(text, &checker);
+    } catch (const Error& e) {  // nesting too deep: the walk cannot go on
+        faults.push_back(e);
+        return faults;
+    }
+    if (!parsed && !checker.overflowed()) {
+        try {
+            parseJson(text, fileName);  // the syntax error with line and column
+            faults.emplace_back(fileName, "", "invalid JSON");
+        } catch (const Error& e) {
+            faults.push_back(e);
+        }
+    }
+    return faults;
 }
 
 std::string canonicalizeJsonFile(const std::filesystem::path& file) {

@@ -11,6 +11,7 @@
 // file would sign something other than what the file says.
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tunescope/base/json_io.hpp"
 
@@ -24,6 +25,11 @@ std::string canonicalize(const Json& value, const std::string& fileName = "");
 // file, the JSON Pointer and line/column for: syntax errors, duplicate keys, and numbers whose source text a
 // double cannot hold exactly (e.g. 0.10000000000000000001, 1e400, 1e-400, 123456789012345678901).
 std::string canonicalizeJsonText(std::string_view text, const std::string& fileName);
+
+// Every fault canonicalizeJsonText would refuse the text for, not only the first, in text order: duplicate keys,
+// numbers a double cannot hold exactly, integers outside -(2^53-1)..2^53-1; a syntax error or nesting deeper than
+// 512 levels ends the list. Empty when every value of the text canonicalises as written.
+std::vector<Error> jsonSourceFaults(std::string_view text, const std::string& fileName);
 
 // Reads a file (readTextFile rules: missing, folder, unreadable, too big are Errors) and canonicalises it.
 std::string canonicalizeJsonFile(const std::filesystem::path& file);

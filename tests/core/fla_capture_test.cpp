@@ -1,0 +1,208 @@
+// The FLA capture manifest's C++ reader (issue 24, docs/fla-capture.md): the committed hand-made sample and the
+// H100 capture are valid and read into the model; the committed bad manifests and faults planted here are refused
+// with the JSON Pointer of the fault. Plain C++ (no Qt), so it runs wherever the core builds.
+//
+//   tunescope_fla_capture_test                 run the checks
+//   tunescope_fla_capture_test --faults FILE   print FILE's faults, one "POINTER<TAB>MESSAGE" line each (exit 0
+//                                              valid, 2 refused): tests/fla_capture_checkers_agree.py compares these
+//                                              pointers with scripts/fla_manifest_check.py's
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "tunescope/base/canonical_json.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/base/hashing.hpp"
+#include "tunescope/base/json_io.hpp"
+#include "tunescope/formats/fla_capture.hpp"
+
+#include "plain_test_support.hpp"
+
+using namespace tunescope;
+namespace fs = std::filesystem;
+
+namespace {
+
+using plain_test::g_failures;
+
+fs::path sourceDir() {
+    const char* dir = std::getenv("TUNESCOPE_SOURCE_DIR");
+    return dir ? fs::path(dir) : fs::path(".");
+}
+fs::path captureData() { return sourceDir() / "tests" / "data" / "fla-capture"; }
+fs::path sample() { return captureData() / "gdr-fwd-T4096-handmade.json"; }
+fs::path h100Capture() { return sourceDir() / "bench" / "results" / "h100-run14" / "issue24a" / "fla-capture.json"; }
+
+bool hasFault(const FlaCaptureCheck& check, const std::string& pointer, const std::string& needle = "") {
+    for (const auto& f : check.faults)
+        if (f.pointer == pointer && f.message.find(needle) != std::string::npos) return true;
+    std::cerr << "  expected a fault at '" << pointer << "' (" << needle << "); got:\n";
+    for (const auto& f : check.faults) std::cerr << "    " << f.pointer << ": " << f.message << "\n";
+    return false;
+}
+
+// The sample with one change, its digest recomputed (so that only the planted fault remains), checked.
+FlaCaptureCheck planted(const std::function<void(Json&)>& change, bool redigest = true) {
+    Json doc = readJsonFile(sample(), JsonReadOptions{});
+    change(doc);
+    if (redigest) doc["digest"]["value"] = flaCaptureDigest(doc);
+    return checkFlaCaptureText(dumpJson(doc, 1), "planted.json");
+}
+
+void testSampleIsValid() {
+    const FlaCaptureCheck check = checkFlaCaptureFile(sample());
+    for (const auto& f : check.faults) std::cerr << "sample: " << f.pointer << ": " << f.message << "\n";
+    CHECK(check.faults.empty());
+    CHECK(check.capture.has_value());
+    if (!check.capture) return;
+    const FlaCapture& c = *check.capture;
+    CHECK(flaCaptureSummary(c) == "hand-made capture, 1 cases, 6 kernels, 7 launches, 84 variants, 0 binaries");
+    CHECK(c.kernels.size() == 6);
+    CHECK(c.kernels[0].kernel_name == "l2norm_fwd_kernel");
+    CHECK(c.kernels[0].key_names == (std::vector<std::string>{"D", "NB"}));
+    CHECK(c.kernels[0].launches[0].key_hash == "878a9638751a7375a0fb15d3a7767659");
+    CHECK(c.kernels[0].launches[0].args[0].kind == FlaArgKind::Tensor);
+    CHECK(c.kernels[0].launches[0].args[0].origin.kind == FlaTensorOrigin::Kind::OpInput);
+    CHECK(c.kernels[0].launches[0].args[0].origin.input == "q");
+    CHECK(c.cases.size() == 1 && c.cases[0].op == "chunk_gated_delta_rule" && c.cases[0].inputs.size() == 5);
+    CHECK(c.kernel("chunk_fwd_kernel_o") != nullptr && c.kernel("no_such_kernel") == nullptr);
+    CHECK(c.digest == flaCaptureDigest(c.document));
+}
+
+void testH100CaptureIsValid() {
+    const FlaCaptureCheck check = checkFlaCaptureFile(h100Capture());
+    for (const auto& f : check.faults) std::cerr << "h100: " << f.pointer << ": " << f.message << "\n";
+    CHECK(check.faults.empty());
+    if (!check.capture) return;
+    const FlaCapture& c = *check.capture;
+    CHECK(flaCaptureSummary(c) == "device capture, 3 cases, 6 kernels, 21 launches, 252 variants, 109 binaries");
+    CHECK(c.device.backend == "cuda" && c.device.arch == "sm_90");
+    CHECK(c.stack.triton_version == "3.6.0");
+    CHECK(c.archives.size() == 1 && c.archives[0].name == "triton-cache-1.tar.gz");
+    // Every variant with a binary names one of /binaries, of its own kernel, with the config's launch shape.
+    for (const auto& k : c.kernels)
+        for (const auto& l : k.launches)
+            for (const auto& v : l.variants) {
+                if (!v.binary) continue;
+                const FlaCaptureBinary* b = c.binary(*v.binary);
+                CHECK(b && b->kernel_name == k.kernel_name);
+                if (b) CHECK(b->num_warps == k.configs[static_cast<std::size_t>(v.config)].num_warps);
+            }
+}
+
+struct BadManifest {
+    const char* file;
+    const char* pointer;
+    const char* needle;
+};
+
+void testBadManifestsAreRefused() {
+    const std::vector<BadManifest> bad{
+        {"bad-digest", "/digest/value", "changed after it was written"},
+        {"bad-format", "/format", "is not tunescope-fla-capture-v1"},
+        {"bad-key-hash", "/kernels/0/launches/0/key_hash", "md5"},
+        {"bad-key-dtype", "/kernels/2/launches/0/autotune_key/6", "dtype"},
+        {"bad-num-warps", "/kernels/4/configs/3/num_warps", "power of 2"},
+        {"bad-unknown-member", "/kernels/5/launches/0/stream", "unknown member"},
+        {"bad-variants", "/kernels/4/launches/0/variants", "one per config"},
+        {"bad-case-ref", "/kernels/1/launches/0/case", "not the id of a case"},
+        {"bad-storage", "/kernels/5/launches/0/args/3/storage_bytes", "cannot hold the view"},
+        {"bad-origin", "/kernels/2/launches/0/args/0/origin/sequence", "not an earlier launch"},
+        {"bad-grid", "/kernels/0/launches/1/variants/2/grid/0", "below the least legal value 1"},
+        {"bad-config-arg", "/kernels/0/launches/0/args/8/kind", "its kind is 'config'"},
+        {"bad-syntax", "", "invalid JSON at line 1594"},
+        {"bad-duplicate", "/capture_kind", "duplicate key"},
+        {"bad-nan", "/cases/0/seed", "NaN is not JSON"},
+    };
+    std::size_t files = 0;
+    for (const auto& entry : fs::directory_iterator(captureData() / "bad")) files += entry.path().extension() == ".json";
+    CHECK(files == bad.size());  // a new bad manifest needs its row here
+    for (const auto& b : bad) {
+        const fs::path file = captureData() / "bad" / (std::string(b.file) + ".json");
+        const FlaCaptureCheck check = checkFlaCaptureFile(file);
+        CHECK(!check.capture.has_value());
+        CHECK(hasFault(check, b.pointer, b.needle));
+        bool threw = false;
+        try {
+            readFlaCapture(file);
+        } catch (const Error& e) {
+            threw = true;
+            CHECK(e.file() == file.string());
+            CHECK(std::string(e.what()).find(file.string()) == 0);
+        }
+        CHECK(threw);
+    }
+}
+
+void testPlantedFaults() {
+    CHECK(hasFault(planted([](Json& d) { d["extra"] = 1; }), "/extra", "unknown member"));
+    CHECK(hasFault(planted([](Json& d) { d.erase("environment"); }), "/environment", "is missing"));
+    CHECK(hasFault(planted([](Json& d) { d["kernels"][1]["configs"][0]["pre_hook"] = "f"; }),
+                   "/kernels/1/configs/0/pre_hook", "must be null"));
+    CHECK(hasFault(planted([](Json& d) { d["kernels"][1]["configs"][1] = d["kernels"][1]["configs"][0]; }),
+                   "/kernels/1/configs/1", "same config as /kernels/1/configs/0"));
+    CHECK(hasFault(planted([](Json& d) { d["device"]["arch"] = "sm90"; }), "/device/arch", "does not match"));
+    CHECK(hasFault(planted([](Json& d) { d["created_utc"] = "2026-12-05 10:00:00"; }), "/created_utc", "does not match"));
+    CHECK(hasFault(planted([](Json& d) { d["cases"][0]["params"]["HV"] = 24; }), "/cases/0/params/HV", "multiple of H"));
+    CHECK(hasFault(planted([](Json& d) { d["cases"][0]["inputs"][1]["shape"][1] = 4095; }), "/cases/0/inputs/1/shape"));
+    CHECK(hasFault(planted([](Json& d) { d["kernels"][0]["launches"][0]["args"][4]["value"] = 4096.0; }),
+                   "/kernels/0/launches/0/args/4/value"));
+    // a scalar argument that is also in the key: changing its value breaks the key at the key's element
+    CHECK(hasFault(planted([](Json& d) { d["kernels"][0]["launches"][0]["autotune_key"][0] = 128.0; }),
+                   "/kernels/0/launches/0/autotune_key/0", "argument value"));
+    CHECK(hasFault(planted([](Json& d) { d["kernels"][0]["launches"][0]["autotune"]["source"] = "benchmarked"; }),
+                   "/kernels/0/launches/0/autotune/benchmarks", "at least one benchmark"));
+    CHECK(hasFault(planted([](Json& d) { d["cases"][0]["launch_count"] = 8; }), "/cases/0/launch_count", "record 7"));
+    CHECK(hasFault(planted([](Json& d) { d["stack"]["fla_sources"]["fla/../x.py"] = std::string(64, 'a'); }),
+                   "/stack/fla_sources/fla~1..~1x.py", "inside the fla package"));
+    // a changed manifest without a new digest
+    CHECK(hasFault(planted([](Json& d) { d["captured_by"] = "someone else"; }, false), "/digest/value", "changed"));
+}
+
+void testTextFaults() {
+    const std::string text = dumpJson(readJsonFile(sample(), JsonReadOptions{}), 1);
+    const auto swap = [&](const std::string& from, const std::string& to) {
+        std::string t = text;
+        const auto at = t.find(from);
+        CHECK(at != std::string::npos);
+        if (at != std::string::npos) t.replace(at, from.size(), to);
+        return checkFlaCaptureText(t, "t.json");
+    };
+    CHECK(hasFault(swap("\"seed\": 42", "\"seed\": Infinity"), "/cases/0/seed", "Infinity is not JSON"));
+    CHECK(hasFault(swap("\"seed\": 42", "\"seed\": 9007199254740993"), "/cases/0/seed", "outside"));
+    CHECK(hasFault(swap("\"scale\": 1.0", "\"scale\": 1.00000000000000000001"),
+                   "/cases/0/inputs/0/generator/scale", "more precision"));
+    CHECK(hasFault(swap("\"seed\": 42", "\"seed\": 42, \"seed\": 43"), "/cases/0/seed", "duplicate key"));
+    // every duplicate is reported, not only the first
+    const FlaCaptureCheck two = swap("\"format\"", "\"tool\": {}, \"digest\": {}, \"format\"");
+    CHECK(two.faults.size() == 2);
+    CHECK(hasFault(checkFlaCaptureText("{\"a\": [1, 2,]}", "s.json"), "", "invalid JSON"));
+    CHECK(hasFault(checkFlaCaptureText("\xff{}", "u.json"), "", "not UTF-8 (byte 0)"));
+    CHECK(hasFault(checkFlaCaptureText("[]", "a.json"), "", "must be an object"));
+    CHECK(hasFault(checkFlaCaptureFile("/no/such/manifest.json"), "", "not found"));
+}
+
+int printFaults(const char* file) {
+    const FlaCaptureCheck check = checkFlaCaptureFile(file);
+    for (const auto& f : check.faults) std::cout << f.pointer << '\t' << f.message << '\n';
+    if (check.capture) std::cout << "valid (" << flaCaptureSummary(*check.capture) << ")\n";
+    return check.faults.empty() ? 0 : 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc == 3 && std::string(argv[1]) == "--faults") return printFaults(argv[2]);
+    testSampleIsValid();
+    testH100CaptureIsValid();
+    testBadManifestsAreRefused();
+    testPlantedFaults();
+    testTextFaults();
+    if (g_failures) std::cerr << g_failures << " check(s) failed\n";
+    else std::cout << "fla_capture: all checks passed\n";
+    return g_failures ? 1 : 0;
+}
