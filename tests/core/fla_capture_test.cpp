@@ -19,6 +19,7 @@
 #include "tunescope/base/hashing.hpp"
 #include "tunescope/base/json_io.hpp"
 #include "tunescope/formats/fla_capture.hpp"
+#include "tunescope/sweep/fla_capture_plan.hpp"
 
 #include "plain_test_support.hpp"
 
@@ -186,6 +187,50 @@ void testTextFaults() {
     CHECK(hasFault(checkFlaCaptureFile("/no/such/manifest.json"), "", "not found"));
 }
 
+void testPlan() {
+    const FlaCapture c = readFlaCapture(h100Capture());
+    const FlaCapturePlan plan = planFlaCapture(c);
+    CHECK(plan.decisions.size() == 8);
+    CHECK(plan.launches == 21 && plan.variants == 252 && plan.variantsWithBinary == 252);
+    // l2norm_fwd_kernel runs twice per case (q and k) and its key holds NB, not T: T=4096 (NB=1) is one decision
+    const FlaDecision* l2 = plan.decision("l2norm_fwd_kernel", "878a9638751a7375a0fb15d3a7767659");
+    CHECK(l2 && l2->launches.size() == 2 && l2->configs.size() == 25 && l2->measurableConfigs() == 25);
+    if (l2) CHECK(l2->capturedChoice == std::optional<std::size_t>(8));
+    std::size_t launches = 0;
+    for (const auto& d : plan.decisions) {
+        launches += d.launches.size();
+        for (const auto& l : d.launches)  // every launch of a decision has the decision's key
+            CHECK(c.kernel(d.kernel_name)->launches[l.launchIndex].key_hash == d.key_hash);
+    }
+    CHECK(launches == plan.launches);
+    CHECK(flaConfigLabel(c.kernels[0].configs[8]) == "BT=64 num_warps=2 num_stages=3");
+    const Json j = toJson(plan);
+    CHECK(j["decisions"].size() == 8 && j["decisions"][0]["configs"][8]["measurable"] == true);
+    CHECK(formatFlaCapturePlan(plan).find("8 decisions (kernel, key) over 6 kernels and 21 launches") != std::string::npos);
+    // the hand-made sample: the same decisions, but nothing to measure
+    const FlaCapturePlan handmade = planFlaCapture(readFlaCapture(sample()));
+    CHECK(handmade.decisions.size() == 6 && handmade.variantsWithBinary == 0);
+    for (const auto& d : handmade.decisions) CHECK(d.measurableConfigs() == 0);
+}
+
+void testSweepRefusal() {
+    const FlaCapture c = readFlaCapture(h100Capture());
+    DeviceInfo cpu{"cpu", 0, "AMD EPYC", "x86_64", 0, 2, 0, 0, 1, "", ""};
+    DeviceInfo a100{"cuda", 0, "NVIDIA A100", "sm_80", 0, 108, 0, 0, 32, "", ""};
+    DeviceInfo h100{"cuda", 1, "NVIDIA H100", "sm_90", 0, 132, 0, 0, 32, "", ""};
+    DeviceInfo mi300{"hip", 0, "AMD MI300X", "gfx942:sramecc+:xnack-", 0, 304, 0, 0, 64, "", ""};
+    const auto cpuOnly = flaCaptureSweepRefusal(c, {cpu}, {"cuda: plugin not built"});
+    CHECK(cpuOnly && cpuOnly->find("need a CUDA device of sm_90") != std::string::npos &&
+          cpuOnly->find("only cpu:0") != std::string::npos && cpuOnly->find("plugin not built") != std::string::npos);
+    const auto otherArch = flaCaptureSweepRefusal(c, {cpu, a100, mi300});
+    CHECK(otherArch && otherArch->find("cuda:0 NVIDIA A100 (sm_80) is another architecture") != std::string::npos);
+    const auto matching = flaCaptureSweepRefusal(c, {cpu, a100, h100});
+    CHECK(matching && matching->find("cuda:1 NVIDIA H100 (sm_90) could run them") != std::string::npos &&
+          matching->find("later step of issue 24") != std::string::npos);
+    const auto handmade = flaCaptureSweepRefusal(readFlaCapture(sample()), {h100});
+    CHECK(handmade && handmade->find("no compiled binaries") != std::string::npos);
+}
+
 int printFaults(const char* file) {
     const FlaCaptureCheck check = checkFlaCaptureFile(file);
     for (const auto& f : check.faults) std::cout << f.pointer << '\t' << f.message << '\n';
@@ -202,6 +247,8 @@ int main(int argc, char** argv) {
     testBadManifestsAreRefused();
     testPlantedFaults();
     testTextFaults();
+    testPlan();
+    testSweepRefusal();
     if (g_failures) std::cerr << g_failures << " check(s) failed\n";
     else std::cout << "fla_capture: all checks passed\n";
     return g_failures ? 1 : 0;
