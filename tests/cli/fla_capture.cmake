@@ -42,6 +42,9 @@ if(Python3_Interpreter_FOUND)
               -DEXPECT_EXIT=2 "-DEXPECT_OUTPUT=${expected}"
               -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/scripts/expect_exit.cmake)
   endforeach()
+  # CI's device capture (tests/data/fla-capture/h100-gdr-fwd-T4096.json) is the H100 capture trimmed to T=4096.
+  add_test(NAME fla_capture_h100_fixture_current
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/make_h100_capture_fixture.py --check)
   # The C++ reader and the Python checker find the same faults at the same pointers, on every committed manifest
   # and on the faults the script plants (tests/fla_capture_checkers_agree.py).
   add_test(NAME fla_capture_checkers_agree
@@ -67,6 +70,8 @@ macro(tunescope_capture_cli_test name exit expected)
 endmacro()
 tunescope_capture_cli_test(cli_capture_validate_sample 0 "valid (hand-made capture, 1 cases, 6 kernels, 7 launches"
   validate ${TUNESCOPE_FLA_CAPTURE_DATA}/gdr-fwd-T4096-handmade.json)
+tunescope_capture_cli_test(cli_capture_validate_h100_fixture 0 "valid (device capture, 1 cases, 6 kernels, 7 launches, 84 variants, 59 binaries)"
+  validate ${TUNESCOPE_FLA_CAPTURE_DATA}/h100-gdr-fwd-T4096.json)
 tunescope_capture_cli_test(cli_capture_validate_h100 0 "valid (device capture, 3 cases, 6 kernels, 21 launches"
   validate ${TUNESCOPE_H100_CAPTURE})
 foreach(entry IN LISTS TUNESCOPE_FLA_BAD_MANIFESTS)

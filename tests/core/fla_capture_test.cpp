@@ -36,6 +36,7 @@ fs::path sourceDir() {
 }
 fs::path captureData() { return sourceDir() / "tests" / "data" / "fla-capture"; }
 fs::path sample() { return captureData() / "gdr-fwd-T4096-handmade.json"; }
+fs::path h100Fixture() { return captureData() / "h100-gdr-fwd-T4096.json"; }
 fs::path h100Capture() { return sourceDir() / "bench" / "results" / "h100-run14" / "issue24a" / "fla-capture.json"; }
 
 bool hasFault(const FlaCaptureCheck& check, const std::string& pointer, const std::string& needle = "") {
@@ -93,6 +94,15 @@ void testH100CaptureIsValid() {
                 CHECK(b && b->kernel_name == k.kernel_name);
                 if (b) CHECK(b->num_warps == k.configs[static_cast<std::size_t>(v.config)].num_warps);
             }
+}
+
+void testH100FixtureIsValid() {
+    const FlaCaptureCheck check = checkFlaCaptureFile(h100Fixture());
+    for (const auto& f : check.faults) std::cerr << "fixture: " << f.pointer << ": " << f.message << "\n";
+    CHECK(check.faults.empty());
+    if (!check.capture) return;
+    CHECK(flaCaptureSummary(*check.capture) == "device capture, 1 cases, 6 kernels, 7 launches, 84 variants, 59 binaries");
+    CHECK(check.capture->captured_by.find("trimmed to case chunk_gated_delta_rule-B1-T4096") != std::string::npos);
 }
 
 struct BadManifest {
@@ -244,6 +254,7 @@ int main(int argc, char** argv) {
     if (argc == 3 && std::string(argv[1]) == "--faults") return printFaults(argv[2]);
     testSampleIsValid();
     testH100CaptureIsValid();
+    testH100FixtureIsValid();
     testBadManifestsAreRefused();
     testPlantedFaults();
     testTextFaults();
