@@ -11,6 +11,7 @@
 #include "tunescope/base/json_io.hpp"
 #include "tunescope/device/device.hpp"
 #include "tunescope/formats/fla_capture.hpp"
+#include "tunescope/formats/fla_capture_export.hpp"
 #include "tunescope/sweep/fla_capture_plan.hpp"
 
 namespace tunescope::cli {
@@ -37,6 +38,41 @@ void registerCapturePlan(CLI::App& capture, CliContext& ctx) {
         const FlaCapturePlan plan = planFlaCapture(readCaptureOrThrow(args->manifest));
         if (args->json) std::cout << dumpJson(toJson(plan), 2) << '\n';
         else std::cout << formatFlaCapturePlan(plan);
+        ctx.exitCode = kExitOk;
+    });
+}
+
+void registerCaptureExportFla(CLI::App& capture, CliContext& ctx) {
+    struct Args {
+        std::string manifest, choices, out;
+        bool captured = false;
+    };
+    auto args = std::make_shared<Args>();
+    auto* sub = capture.add_subcommand("export-fla", "Write one FLA_CONFIG_DIR from a capture and a config per (kernel, key)");
+    sub->footer(
+        "Writes {kernel_name}.json per kernel with a choice, in the format FLA's fla/ops/utils/cache.py loads, and\n"
+        "tunescope-fla-config-dir.json beside them (SHA-256 of each file, the capture, its device and stack).\n"
+        "--choices: {\"format\": \"tunescope-fla-choices-v1\", \"choices\": [{\"kernel_name\", \"key_hash\", \"config\",\n"
+        "\"best_timing\"?}]} (docs/fla-capture.md); --captured-choices: FLA's own autotune choices in the capture.\n"
+        "Exit: 0 written, 2 usage, a refused manifest, or a choice naming an unknown kernel or key, a config outside\n"
+        "the kernel's list or without a compiled binary (FILE: at /pointer: message, into the choices file).");
+    sub->add_option("manifest", args->manifest, "the capture manifest")->required();
+    auto* choices = sub->add_option("--choices", args->choices, "the chosen config per (kernel_name, key_hash)");
+    auto* captured = sub->add_flag("--captured-choices", args->captured, "export FLA's own choices recorded in the capture");
+    choices->excludes(captured);
+    sub->add_option("--out", args->out, "the FLA_CONFIG_DIR to write (created)")->required();
+    sub->callback([args, &ctx] {
+        if (args->choices.empty() && !args->captured) throw Error("", "", "give --choices FILE or --captured-choices");
+        const FlaCapture capture = readCaptureOrThrow(args->manifest);
+        const FlaChoices choices = args->captured ? capturedFlaChoices(capture) : readFlaChoices(args->choices);
+        const FlaConfigDirExport result = exportFlaConfigDir(capture, choices, args->out);
+        for (const auto& f : result.files)
+            std::cout << "wrote " << f.path.string() << " (" << f.entries << " key" << (f.entries == 1 ? "" : "s")
+                      << ", sha256 " << f.sha256 << ")\n";
+        std::cout << "wrote " << result.manifestFile.string() << '\n';
+        for (const auto& [kernel, key] : result.withoutChoice)
+            std::cerr << "tunescope-cli: warning: no choice for " << kernel << " key " << key
+                      << ": FLA autotunes it (and FLA_CACHE_MODE=strict finds no entry)\n";
         ctx.exitCode = kExitOk;
     });
 }
@@ -96,9 +132,10 @@ int runCaptureSweep(const std::string& manifest, bool dryRun) {
 }
 
 void registerCaptureCommands(CLI::App& app, CliContext& ctx) {
-    auto* capture = app.add_subcommand("capture", "FLA capture manifests (scripts/fla_capture.py): plan");
+    auto* capture = app.add_subcommand("capture", "FLA capture manifests (scripts/fla_capture.py): plan, export-fla");
     capture->require_subcommand(1);
     registerCapturePlan(*capture, ctx);
+    registerCaptureExportFla(*capture, ctx);
 }
 
 }  // namespace tunescope::cli

@@ -100,3 +100,53 @@ tunescope_capture_cli_test(cli_capture_sweep_refused_here 2 "refused: the captur
   sweep --manifest ${TUNESCOPE_H100_CAPTURE})
 tunescope_capture_cli_test(cli_capture_sweep_refused_handmade 2 "the capture holds no compiled binaries"
   sweep --manifest ${TUNESCOPE_FLA_CAPTURE_DATA}/gdr-fwd-T4096-handmade.json)
+
+# capture export-fla (docs/fla-capture.md): FLA's own choices and a scripted choice per key, from CI's H100 fixture,
+# into an FLA_CONFIG_DIR that tests/fla_config_dir_check.py reads as FLA's loader does (restated: runs in CI); with
+# FLA's source in .fla/ (or $TUNESCOPE_FLA_SOURCE) also through FLA's own cache.py in strict mode, else skipped.
+# Choices that name an unknown kernel or key, a config outside the list, a key twice, another capture or an unknown
+# member exit 2 with the pointer into the choices file.
+set(TUNESCOPE_FLA_FIXTURE ${TUNESCOPE_FLA_CAPTURE_DATA}/h100-gdr-fwd-T4096.json)
+set(TUNESCOPE_FLA_CHOICES ${TUNESCOPE_FLA_CAPTURE_DATA}/choices)
+if(Python3_Interpreter_FOUND)
+  foreach(mode captured scripted)
+    foreach(loader restated own)
+      set(extra "")
+      if(mode STREQUAL "captured")
+        list(APPEND extra -DCAPTURED=ON)
+      else()
+        list(APPEND extra -DCHOICES=${TUNESCOPE_FLA_CHOICES}/h100-gdr-fwd-T4096-scripted.json)
+      endif()
+      if(loader STREQUAL "own")
+        list(APPEND extra -DOWN_LOADER=ON)
+      endif()
+      add_test(NAME cli_capture_export_fla_${mode}_${loader}
+        COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:tunescope-cli> -DPYTHON=${Python3_EXECUTABLE}
+                -DCHECK=${CMAKE_CURRENT_SOURCE_DIR}/fla_config_dir_check.py -DCAPTURE=${TUNESCOPE_FLA_FIXTURE}
+                -DWORK=${CMAKE_BINARY_DIR}/capture-export-${mode}-${loader} ${extra}
+                -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/scripts/capture_export.cmake)
+      set_tests_properties(cli_capture_export_fla_${mode}_${loader} PROPERTIES ENVIRONMENT "${TUNESCOPE_TEST_ENV}")
+      if(loader STREQUAL "own")
+        set_tests_properties(cli_capture_export_fla_${mode}_${loader} PROPERTIES SKIP_REGULAR_EXPRESSION "SKIP:")
+      endif()
+    endforeach()
+  endforeach()
+endif()
+set(TUNESCOPE_FLA_BAD_CHOICES
+  "unknown-kernel|at /choices/2/kernel_name: 'chunk_kda_fwd_kernel' is not a kernel"
+  "unknown-key|at /choices/3/key_hash: '00000000000000000000000000000000' is not a key of recompute_w_u_fwd_kernel"
+  "config-range|at /choices/5/config: 3 is not a config of chunk_fwd_kernel_o"
+  "duplicate|at /choices/6: chooses for l2norm_fwd_kernel key 878a9638751a7375a0fb15d3a7767659 a second time"
+  "other-capture|at /capture_digest: is not the digest of"
+  "unknown-member|at /choices/1/cfg: unknown member")
+foreach(entry IN LISTS TUNESCOPE_FLA_BAD_CHOICES)
+  string(REPLACE "|" ";" parts "${entry}")
+  list(GET parts 0 name)
+  list(GET parts 1 expected)
+  tunescope_capture_cli_test(cli_capture_export_fla_refuses_${name} 2 "bad-${name}.json: ${expected}"
+    capture export-fla ${TUNESCOPE_FLA_FIXTURE} --choices ${TUNESCOPE_FLA_CHOICES}/bad-${name}.json
+    --out ${CMAKE_BINARY_DIR}/capture-export-refused-${name})
+endforeach()
+tunescope_capture_cli_test(cli_capture_export_fla_refuses_handmade 2 "the capture records no choice of FLA's"
+  capture export-fla ${TUNESCOPE_FLA_CAPTURE_DATA}/gdr-fwd-T4096-handmade.json --captured-choices
+  --out ${CMAKE_BINARY_DIR}/capture-export-refused-handmade)

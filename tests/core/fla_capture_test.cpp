@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -19,6 +20,8 @@
 #include "tunescope/base/hashing.hpp"
 #include "tunescope/base/json_io.hpp"
 #include "tunescope/formats/fla_capture.hpp"
+#include "tunescope/formats/fla_cache.hpp"
+#include "tunescope/formats/fla_capture_export.hpp"
 #include "tunescope/sweep/fla_capture_plan.hpp"
 
 #include "plain_test_support.hpp"
@@ -241,6 +244,79 @@ void testSweepRefusal() {
     CHECK(handmade && handmade->find("no compiled binaries") != std::string::npos);
 }
 
+// The error a call throws, or nullopt.
+std::optional<Error> errorOf(const std::function<void()>& call) {
+    try {
+        call();
+    } catch (const Error& e) {
+        return e;
+    }
+    return std::nullopt;
+}
+
+void testExport() {
+    const FlaCapture c = readFlaCapture(h100Fixture());
+    const FlaChoices captured = capturedFlaChoices(c);
+    CHECK(captured.choices.size() == 6);
+    const fs::path dir = plain_test::tempDir("tunescope-fla-capture", "export");
+    const FlaConfigDirExport result = exportFlaConfigDir(c, captured, dir / "cfg");
+    CHECK(result.files.size() == 6 && result.withoutChoice.empty());
+    for (const auto& f : result.files) {
+        CHECK(sha256FileHex(f.path) == f.sha256);
+        const Json doc = readJsonFile(f.path);
+        CHECK(doc["kernel_name"] == f.kernel_name && doc["triton_version"] == "3.6.0");
+        for (auto it = doc["autotune_entries"].begin(); it != doc["autotune_entries"].end(); ++it)
+            CHECK(it.key() == flaKeyHash(it.value()["autotune_key"]));  // FLA looks an entry up by this
+    }
+    const Json l2 = readJsonFile(dir / "cfg" / "l2norm_fwd_kernel.json");
+    CHECK(l2["autotune_entries"].size() == 1);
+    const Json& entry = l2["autotune_entries"]["878a9638751a7375a0fb15d3a7767659"];
+    CHECK(entry["config"] == c.kernels[0].configs[8].original);  // FLA chose config 8 at T=4096
+    CHECK(entry["best_timing"] == c.kernels[0].launches[0].timings_ms[8]);
+    CHECK(l2["default_config"]["kwargs"]["BT"] == 64 && !l2["default_config"].contains("maxnreg"));
+    const Json manifest = readJsonFile(result.manifestFile);
+    CHECK(manifest["format"] == kFlaConfigDirFormat && manifest["files"].size() == 6);
+    CHECK(manifest["capture"]["digest"] == c.digest && manifest["device"] == c.document["device"]);
+    // a partial choice: the other keys are listed as FLA's to autotune
+    FlaChoices one = captured;
+    one.choices.resize(1);
+    const FlaConfigDirExport partial = exportFlaConfigDir(c, one, dir / "one");
+    CHECK(partial.files.size() == 1 && partial.withoutChoice.size() == 5);
+}
+
+void testExportRefusals() {
+    // A config that did not compile (planted: its variant loses its binary) cannot be chosen.
+    Json doc = readJsonFile(h100Fixture());
+    Json& variant = doc["kernels"][5]["launches"][0]["variants"][1];
+    const std::string hash = variant["binary"].get<std::string>();
+    variant["binary"] = nullptr;
+    variant["compile_error"] = "out of resources: shared memory";
+    doc["binaries"].erase(hash);
+    doc["digest"]["value"] = flaCaptureDigest(doc);
+    const fs::path dir = plain_test::tempDir("tunescope-fla-capture", "refusals");
+    writeFileAtomic(dir / "m.json", dumpJson(doc, 1));
+    const FlaCapture c = readFlaCapture(dir / "m.json");
+    const Json choices = {{"format", kFlaChoicesFormat},
+                          {"choices", Json::array({{{"kernel_name", "chunk_fwd_kernel_o"},
+                                                    {"key_hash", c.kernels[5].launches[0].key_hash},
+                                                    {"config", 1}}})}};
+    const auto e = errorOf([&] { exportFlaConfigDir(c, parseFlaChoices(choices, "c.json"), dir / "out"); });
+    CHECK(e && e->file() == "c.json" && e->jsonPath() == "/choices/0/config" &&
+          e->message().find("did not compile: out of resources") != std::string::npos);
+    CHECK(!fs::exists(dir / "out"));  // nothing written
+    const auto wrongType = errorOf([&] {
+        parseFlaChoices({{"format", kFlaChoicesFormat}, {"choices", {{{"kernel_name", 1}, {"key_hash", "x"}, {"config", 0}}}}},
+                        "t.json");
+    });
+    CHECK(wrongType && wrongType->jsonPath() == "/choices/0/kernel_name");
+    const auto badTiming = errorOf([&] {
+        parseFlaChoices({{"format", kFlaChoicesFormat},
+                         {"choices", {{{"kernel_name", "k"}, {"key_hash", "x"}, {"config", 0}, {"best_timing", {1, 2}}}}}},
+                        "t.json");
+    });
+    CHECK(badTiming && badTiming->jsonPath() == "/choices/0/best_timing");
+}
+
 int printFaults(const char* file) {
     const FlaCaptureCheck check = checkFlaCaptureFile(file);
     for (const auto& f : check.faults) std::cout << f.pointer << '\t' << f.message << '\n';
@@ -260,6 +336,8 @@ int main(int argc, char** argv) {
     testTextFaults();
     testPlan();
     testSweepRefusal();
+    testExport();
+    testExportRefusals();
     if (g_failures) std::cerr << g_failures << " check(s) failed\n";
     else std::cout << "fla_capture: all checks passed\n";
     return g_failures ? 1 : 0;
