@@ -88,16 +88,22 @@ void registerValidate(CLI::App& app, CliContext& ctx) {
         bool json = false;
     };
     auto args = std::make_shared<Args>();
-    auto* sub = app.add_subcommand("validate", "Check a profile (or cuBLASLt report) against every rule");
+    auto* sub = app.add_subcommand("validate", "Check a profile, cuBLASLt report or FLA capture manifest against every rule");
     sub->footer(
         "Prints one line per diagnostic (severity, rule, JSON Pointer, message) and a summary.\n"
         "Files listed in a profile's files[] are looked for beside it and their SHA-256 checked.\n"
         "Exit: 0 valid (warnings allowed), 1 invalid (schema errors included), 2 usage, unreadable file or JSON syntax "
-        "error.");
+        "error.\n"
+        "An FLA capture manifest (\"format\": \"tunescope-fla-capture-v1\") is checked by its own rules: \"valid (...)\",\n"
+        "or exit 2 with one \"FILE: at /pointer: message\" line per fault on stderr.");
     sub->add_option("file", args->file, "the profile or report")->required();
     sub->add_flag("--json", args->json,
                   "print {\"file\", \"valid\", \"diagnostics\": [{\"severity\", \"rule\", \"path\", \"message\"}]}");
     sub->callback([args, &ctx] {
+        if (isCaptureManifestFile(args->file)) {  // an FLA capture manifest: its own rules (docs/fla-capture.md)
+            ctx.exitCode = runCaptureValidate(args->file);
+            return;
+        }
         const ValidationResult result = validateFile(args->file);
         if (args->json) {
             printJson(toJson(result));

@@ -173,6 +173,8 @@ struct SweepArgs {
     unsigned long long orderSeed = SweepPlan{}.orderSeed;
     int replicas = 1;
     bool allowMixedDevices = false;
+    std::string manifest;  // sweep --manifest: the kernels of an FLA capture (docs/fla-capture.md)
+    bool dryRun = false;
 };
 
 // What the engine options say about a plan: the kernel (and its Triton cache), cold or hot, the stopping rule,
@@ -509,6 +511,12 @@ bool runPlans(const SweepArgs& a, const std::vector<std::pair<const SweepPlan*, 
 }
 
 void runSweepCommand(const SweepArgs& a, CLI::App& sub, CliContext& ctx) {
+    if (!a.manifest.empty()) {
+        ctx.exitCode = runCaptureSweep(a.manifest, a.dryRun);
+        return;
+    }
+    if (a.dryRun) throw Error("", "", "--dry-run goes with --manifest");
+    if (a.out.empty()) throw Error("", "", "--out is required (the results file)");
     const bool both = a.kernel == "both";
     if (!both && !a.standinOut.empty()) throw Error("", "", "--standin-out goes with --kernel both");
     SweepPlan standinPlan;
@@ -768,8 +776,13 @@ void registerSweep(CLI::App& app, CliContext& ctx) {
                       "A/A: measure every config this many times per round as identical items (count verdicts with "
                       "the decisions command)")
         ->capture_default_str();
-    sweep->add_option("--out", args->out, "results file (JSON Lines); an existing one of the same plan is resumed")
-        ->required();
+    sweep->add_option("--out", args->out,
+                      "results file (JSON Lines); an existing one of the same plan is resumed (required, but with "
+                      "--manifest)");
+    sweep->add_option("--manifest", args->manifest,
+                      "an FLA capture manifest (scripts/fla_capture.py): sweep every captured kernel and key; needs a "
+                      "CUDA or HIP device of the capture's architecture, and is refused (exit 2) where there is none");
+    sweep->add_flag("--dry-run", args->dryRun, "with --manifest: print the plan it would run, touch no device");
     sweep->callback([args, sweep, &ctx] { runSweepCommand(*args, *sweep, ctx); });
 }
 

@@ -23,6 +23,12 @@ void registerResultsCommands(CLI::App& app, CliContext& ctx);   // merge promote
 void registerExplorerCommands(CLI::App& app, CliContext& ctx);  // explore replay
 void registerCompareCommands(CLI::App& app, CliContext& ctx);   // compare
 void registerCublasLtPolicyCommands(CLI::App& app, CliContext& ctx);  // export-cublaslt export-hipblaslt
+void registerCaptureCommands(CLI::App& app, CliContext& ctx);   // capture plan, capture export-fla
+
+// FLA capture manifests (cmd_capture.cpp), reached from validate and sweep --manifest. Each returns the exit code.
+bool isCaptureManifestFile(const std::string& file);  // a "format" of tunescope-fla-capture-v...
+int runCaptureValidate(const std::string& file);      // valid (...) or exit 2 with FILE: at /pointer: message
+int runCaptureSweep(const std::string& manifest, bool dryRun);  // --dry-run: the plan; else a refusal naming why
 
 // lookup and diff of cuBLASLt policies (cmd_cublaslt_policy.cpp), reached from the profile commands' dispatch on
 // the document kind. Each returns the exit code.

@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
     cli::registerExplorerCommands(app, ctx);
     cli::registerCompareCommands(app, ctx);
     cli::registerCublasLtPolicyCommands(app, ctx);
+    cli::registerCaptureCommands(app, ctx);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

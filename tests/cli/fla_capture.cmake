@@ -42,6 +42,9 @@ if(Python3_Interpreter_FOUND)
               -DEXPECT_EXIT=2 "-DEXPECT_OUTPUT=${expected}"
               -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/scripts/expect_exit.cmake)
   endforeach()
+  # CI's device capture (tests/data/fla-capture/h100-gdr-fwd-T4096.json) is the H100 capture trimmed to T=4096.
+  add_test(NAME fla_capture_h100_fixture_current
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/make_h100_capture_fixture.py --check)
   # The C++ reader and the Python checker find the same faults at the same pointers, on every committed manifest
   # and on the faults the script plants (tests/fla_capture_checkers_agree.py).
   add_test(NAME fla_capture_checkers_agree
@@ -54,3 +57,96 @@ else()
            "SKIP: no python3, so the FLA capture manifest tests do not run (scripts/tunescope.sh setup installs it)")
   set_tests_properties(fla_capture_unit PROPERTIES SKIP_REGULAR_EXPRESSION "SKIP:")
 endif()
+
+# The C++ side of the same manifests through tunescope-cli (no Python): validate answers for a capture by its
+# "format", each bad manifest exits 2 naming its pointer, capture plan prints the decisions, and sweep --manifest
+# refuses where there is no CUDA or HIP device of the capture's architecture (CI has only the CPU device).
+set(TUNESCOPE_H100_CAPTURE ${CMAKE_SOURCE_DIR}/bench/results/h100-run14/issue24a/fla-capture.json)
+macro(tunescope_capture_cli_test name exit expected)
+  string(REPLACE ";" "$<SEMICOLON>" _command "$<TARGET_FILE:tunescope-cli>;${ARGN}")
+  add_test(NAME ${name}
+    COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${_command}" -DEXPECT_EXIT=${exit} "-DEXPECT_OUTPUT=${expected}"
+            -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/scripts/expect_exit.cmake)
+endmacro()
+tunescope_capture_cli_test(cli_capture_validate_sample 0 "valid (hand-made capture, 1 cases, 6 kernels, 7 launches"
+  validate ${TUNESCOPE_FLA_CAPTURE_DATA}/gdr-fwd-T4096-handmade.json)
+tunescope_capture_cli_test(cli_capture_validate_h100_fixture 0 "valid (device capture, 1 cases, 6 kernels, 7 launches, 84 variants, 59 binaries)"
+  validate ${TUNESCOPE_FLA_CAPTURE_DATA}/h100-gdr-fwd-T4096.json)
+tunescope_capture_cli_test(cli_capture_validate_h100 0 "valid (device capture, 3 cases, 6 kernels, 21 launches"
+  validate ${TUNESCOPE_H100_CAPTURE})
+foreach(entry IN LISTS TUNESCOPE_FLA_BAD_MANIFESTS)
+  string(REPLACE "|" ";" parts "${entry}")
+  list(GET parts 0 name)
+  list(GET parts 1 expected)
+  if(name STREQUAL "bad-syntax")
+    set(expected "invalid JSON at line 1594")
+  endif()
+  tunescope_capture_cli_test(cli_capture_validate_refuses_${name} 2 "${name}.json: ${expected}"
+    validate ${TUNESCOPE_FLA_CAPTURE_DATA}/bad/${name}.json)
+endforeach()
+tunescope_capture_cli_test(cli_capture_plan_sample 0
+  "6 decisions (kernel, key) over 6 kernels and 7 launches; 0 of 84 variants have a binary"
+  capture plan ${TUNESCOPE_FLA_CAPTURE_DATA}/gdr-fwd-T4096-handmade.json)
+tunescope_capture_cli_test(cli_capture_plan_h100 0
+  "8 decisions (kernel, key) over 6 kernels and 21 launches; 252 of 252 variants have a binary"
+  capture plan ${TUNESCOPE_H100_CAPTURE})
+tunescope_capture_cli_test(cli_capture_plan_refuses_bad 2 "at /kernels/0/launches/0/key_hash: is not FLA's md5"
+  capture plan ${TUNESCOPE_FLA_CAPTURE_DATA}/bad/bad-key-hash.json)
+tunescope_capture_cli_test(cli_capture_sweep_dry_run 0 "8 decisions (kernel, key) over 6 kernels and 21 launches"
+  sweep --manifest ${TUNESCOPE_H100_CAPTURE} --dry-run)
+# Without a CUDA plugin (CI) the refusal names the missing device; a CUDA machine of sm_90 is refused as well, for
+# the launcher that is not written yet: both are exit 2 with the reason.
+tunescope_capture_cli_test(cli_capture_sweep_refused_here 2 "refused: the captured Triton kernels are cuda binaries for sm_90"
+  sweep --manifest ${TUNESCOPE_H100_CAPTURE})
+tunescope_capture_cli_test(cli_capture_sweep_refused_handmade 2 "the capture holds no compiled binaries"
+  sweep --manifest ${TUNESCOPE_FLA_CAPTURE_DATA}/gdr-fwd-T4096-handmade.json)
+
+# capture export-fla (docs/fla-capture.md): FLA's own choices and a scripted choice per key, from CI's H100 fixture,
+# into an FLA_CONFIG_DIR that tests/fla_config_dir_check.py reads as FLA's loader does (restated: runs in CI); with
+# FLA's source in .fla/ (or $TUNESCOPE_FLA_SOURCE) also through FLA's own cache.py in strict mode, else skipped.
+# Choices that name an unknown kernel or key, a config outside the list, a key twice, another capture or an unknown
+# member exit 2 with the pointer into the choices file.
+set(TUNESCOPE_FLA_FIXTURE ${TUNESCOPE_FLA_CAPTURE_DATA}/h100-gdr-fwd-T4096.json)
+set(TUNESCOPE_FLA_CHOICES ${TUNESCOPE_FLA_CAPTURE_DATA}/choices)
+if(Python3_Interpreter_FOUND)
+  foreach(mode captured scripted)
+    foreach(loader restated own)
+      set(extra "")
+      if(mode STREQUAL "captured")
+        list(APPEND extra -DCAPTURED=ON)
+      else()
+        list(APPEND extra -DCHOICES=${TUNESCOPE_FLA_CHOICES}/h100-gdr-fwd-T4096-scripted.json)
+      endif()
+      if(loader STREQUAL "own")
+        list(APPEND extra -DOWN_LOADER=ON)
+      endif()
+      add_test(NAME cli_capture_export_fla_${mode}_${loader}
+        COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:tunescope-cli> -DPYTHON=${Python3_EXECUTABLE}
+                -DCHECK=${CMAKE_CURRENT_SOURCE_DIR}/fla_config_dir_check.py -DCAPTURE=${TUNESCOPE_FLA_FIXTURE}
+                -DWORK=${CMAKE_BINARY_DIR}/capture-export-${mode}-${loader} ${extra}
+                -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/scripts/capture_export.cmake)
+      set_tests_properties(cli_capture_export_fla_${mode}_${loader} PROPERTIES ENVIRONMENT "${TUNESCOPE_TEST_ENV}")
+      if(loader STREQUAL "own")
+        set_tests_properties(cli_capture_export_fla_${mode}_${loader} PROPERTIES SKIP_REGULAR_EXPRESSION "SKIP:")
+      endif()
+    endforeach()
+  endforeach()
+endif()
+set(TUNESCOPE_FLA_BAD_CHOICES
+  "unknown-kernel|at /choices/2/kernel_name: 'chunk_kda_fwd_kernel' is not a kernel"
+  "unknown-key|at /choices/3/key_hash: '00000000000000000000000000000000' is not a key of recompute_w_u_fwd_kernel"
+  "config-range|at /choices/5/config: 3 is not a config of chunk_fwd_kernel_o"
+  "duplicate|at /choices/6: chooses for l2norm_fwd_kernel key 878a9638751a7375a0fb15d3a7767659 a second time"
+  "other-capture|at /capture_digest: is not the digest of"
+  "unknown-member|at /choices/1/cfg: unknown member")
+foreach(entry IN LISTS TUNESCOPE_FLA_BAD_CHOICES)
+  string(REPLACE "|" ";" parts "${entry}")
+  list(GET parts 0 name)
+  list(GET parts 1 expected)
+  tunescope_capture_cli_test(cli_capture_export_fla_refuses_${name} 2 "bad-${name}.json: ${expected}"
+    capture export-fla ${TUNESCOPE_FLA_FIXTURE} --choices ${TUNESCOPE_FLA_CHOICES}/bad-${name}.json
+    --out ${CMAKE_BINARY_DIR}/capture-export-refused-${name})
+endforeach()
+tunescope_capture_cli_test(cli_capture_export_fla_refuses_handmade 2 "the capture records no choice of FLA's"
+  capture export-fla ${TUNESCOPE_FLA_CAPTURE_DATA}/gdr-fwd-T4096-handmade.json --captured-choices
+  --out ${CMAKE_BINARY_DIR}/capture-export-refused-handmade)

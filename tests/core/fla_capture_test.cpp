@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -19,6 +20,9 @@
 #include "tunescope/base/hashing.hpp"
 #include "tunescope/base/json_io.hpp"
 #include "tunescope/formats/fla_capture.hpp"
+#include "tunescope/formats/fla_cache.hpp"
+#include "tunescope/formats/fla_capture_export.hpp"
+#include "tunescope/sweep/fla_capture_plan.hpp"
 
 #include "plain_test_support.hpp"
 
@@ -35,6 +39,7 @@ fs::path sourceDir() {
 }
 fs::path captureData() { return sourceDir() / "tests" / "data" / "fla-capture"; }
 fs::path sample() { return captureData() / "gdr-fwd-T4096-handmade.json"; }
+fs::path h100Fixture() { return captureData() / "h100-gdr-fwd-T4096.json"; }
 fs::path h100Capture() { return sourceDir() / "bench" / "results" / "h100-run14" / "issue24a" / "fla-capture.json"; }
 
 bool hasFault(const FlaCaptureCheck& check, const std::string& pointer, const std::string& needle = "") {
@@ -92,6 +97,15 @@ void testH100CaptureIsValid() {
                 CHECK(b && b->kernel_name == k.kernel_name);
                 if (b) CHECK(b->num_warps == k.configs[static_cast<std::size_t>(v.config)].num_warps);
             }
+}
+
+void testH100FixtureIsValid() {
+    const FlaCaptureCheck check = checkFlaCaptureFile(h100Fixture());
+    for (const auto& f : check.faults) std::cerr << "fixture: " << f.pointer << ": " << f.message << "\n";
+    CHECK(check.faults.empty());
+    if (!check.capture) return;
+    CHECK(flaCaptureSummary(*check.capture) == "device capture, 1 cases, 6 kernels, 7 launches, 84 variants, 59 binaries");
+    CHECK(check.capture->captured_by.find("trimmed to case chunk_gated_delta_rule-B1-T4096") != std::string::npos);
 }
 
 struct BadManifest {
@@ -186,6 +200,123 @@ void testTextFaults() {
     CHECK(hasFault(checkFlaCaptureFile("/no/such/manifest.json"), "", "not found"));
 }
 
+void testPlan() {
+    const FlaCapture c = readFlaCapture(h100Capture());
+    const FlaCapturePlan plan = planFlaCapture(c);
+    CHECK(plan.decisions.size() == 8);
+    CHECK(plan.launches == 21 && plan.variants == 252 && plan.variantsWithBinary == 252);
+    // l2norm_fwd_kernel runs twice per case (q and k) and its key holds NB, not T: T=4096 (NB=1) is one decision
+    const FlaDecision* l2 = plan.decision("l2norm_fwd_kernel", "878a9638751a7375a0fb15d3a7767659");
+    CHECK(l2 && l2->launches.size() == 2 && l2->configs.size() == 25 && l2->measurableConfigs() == 25);
+    if (l2) CHECK(l2->capturedChoice == std::optional<std::size_t>(8));
+    std::size_t launches = 0;
+    for (const auto& d : plan.decisions) {
+        launches += d.launches.size();
+        for (const auto& l : d.launches)  // every launch of a decision has the decision's key
+            CHECK(c.kernel(d.kernel_name)->launches[l.launchIndex].key_hash == d.key_hash);
+    }
+    CHECK(launches == plan.launches);
+    CHECK(flaConfigLabel(c.kernels[0].configs[8]) == "BT=64 num_warps=2 num_stages=3");
+    const Json j = toJson(plan);
+    CHECK(j["decisions"].size() == 8 && j["decisions"][0]["configs"][8]["measurable"] == true);
+    CHECK(formatFlaCapturePlan(plan).find("8 decisions (kernel, key) over 6 kernels and 21 launches") != std::string::npos);
+    // the hand-made sample: the same decisions, but nothing to measure
+    const FlaCapturePlan handmade = planFlaCapture(readFlaCapture(sample()));
+    CHECK(handmade.decisions.size() == 6 && handmade.variantsWithBinary == 0);
+    for (const auto& d : handmade.decisions) CHECK(d.measurableConfigs() == 0);
+}
+
+void testSweepRefusal() {
+    const FlaCapture c = readFlaCapture(h100Capture());
+    DeviceInfo cpu{"cpu", 0, "AMD EPYC", "x86_64", 0, 2, 0, 0, 1, "", ""};
+    DeviceInfo a100{"cuda", 0, "NVIDIA A100", "sm_80", 0, 108, 0, 0, 32, "", ""};
+    DeviceInfo h100{"cuda", 1, "NVIDIA H100", "sm_90", 0, 132, 0, 0, 32, "", ""};
+    DeviceInfo mi300{"hip", 0, "AMD MI300X", "gfx942:sramecc+:xnack-", 0, 304, 0, 0, 64, "", ""};
+    const auto cpuOnly = flaCaptureSweepRefusal(c, {cpu}, {"cuda: plugin not built"});
+    CHECK(cpuOnly && cpuOnly->find("need a CUDA device of sm_90") != std::string::npos &&
+          cpuOnly->find("only cpu:0") != std::string::npos && cpuOnly->find("plugin not built") != std::string::npos);
+    const auto otherArch = flaCaptureSweepRefusal(c, {cpu, a100, mi300});
+    CHECK(otherArch && otherArch->find("cuda:0 NVIDIA A100 (sm_80) is another architecture") != std::string::npos);
+    const auto matching = flaCaptureSweepRefusal(c, {cpu, a100, h100});
+    CHECK(matching && matching->find("cuda:1 NVIDIA H100 (sm_90) could run them") != std::string::npos &&
+          matching->find("later step of issue 24") != std::string::npos);
+    const auto handmade = flaCaptureSweepRefusal(readFlaCapture(sample()), {h100});
+    CHECK(handmade && handmade->find("no compiled binaries") != std::string::npos);
+}
+
+// The error a call throws, or nullopt.
+std::optional<Error> errorOf(const std::function<void()>& call) {
+    try {
+        call();
+    } catch (const Error& e) {
+        return e;
+    }
+    return std::nullopt;
+}
+
+void testExport() {
+    const FlaCapture c = readFlaCapture(h100Fixture());
+    const FlaChoices captured = capturedFlaChoices(c);
+    CHECK(captured.choices.size() == 6);
+    const fs::path dir = plain_test::tempDir("tunescope-fla-capture", "export");
+    const FlaConfigDirExport result = exportFlaConfigDir(c, captured, dir / "cfg");
+    CHECK(result.files.size() == 6 && result.withoutChoice.empty());
+    for (const auto& f : result.files) {
+        CHECK(sha256FileHex(f.path) == f.sha256);
+        const Json doc = readJsonFile(f.path);
+        CHECK(doc["kernel_name"] == f.kernel_name && doc["triton_version"] == "3.6.0");
+        for (auto it = doc["autotune_entries"].begin(); it != doc["autotune_entries"].end(); ++it)
+            CHECK(it.key() == flaKeyHash(it.value()["autotune_key"]));  // FLA looks an entry up by this
+    }
+    const Json l2 = readJsonFile(dir / "cfg" / "l2norm_fwd_kernel.json");
+    CHECK(l2["autotune_entries"].size() == 1);
+    const Json& entry = l2["autotune_entries"]["878a9638751a7375a0fb15d3a7767659"];
+    CHECK(entry["config"] == c.kernels[0].configs[8].original);  // FLA chose config 8 at T=4096
+    CHECK(entry["best_timing"] == c.kernels[0].launches[0].timings_ms[8]);
+    CHECK(l2["default_config"]["kwargs"]["BT"] == 64 && !l2["default_config"].contains("maxnreg"));
+    const Json manifest = readJsonFile(result.manifestFile);
+    CHECK(manifest["format"] == kFlaConfigDirFormat && manifest["files"].size() == 6);
+    CHECK(manifest["capture"]["digest"] == c.digest && manifest["device"] == c.document["device"]);
+    // a partial choice: the other keys are listed as FLA's to autotune
+    FlaChoices one = captured;
+    one.choices.resize(1);
+    const FlaConfigDirExport partial = exportFlaConfigDir(c, one, dir / "one");
+    CHECK(partial.files.size() == 1 && partial.withoutChoice.size() == 5);
+}
+
+void testExportRefusals() {
+    // A config that did not compile (planted: its variant loses its binary) cannot be chosen.
+    Json doc = readJsonFile(h100Fixture());
+    Json& variant = doc["kernels"][5]["launches"][0]["variants"][1];
+    const std::string hash = variant["binary"].get<std::string>();
+    variant["binary"] = nullptr;
+    variant["compile_error"] = "out of resources: shared memory";
+    doc["binaries"].erase(hash);
+    doc["digest"]["value"] = flaCaptureDigest(doc);
+    const fs::path dir = plain_test::tempDir("tunescope-fla-capture", "refusals");
+    writeFileAtomic(dir / "m.json", dumpJson(doc, 1));
+    const FlaCapture c = readFlaCapture(dir / "m.json");
+    const Json choices = {{"format", kFlaChoicesFormat},
+                          {"choices", Json::array({{{"kernel_name", "chunk_fwd_kernel_o"},
+                                                    {"key_hash", c.kernels[5].launches[0].key_hash},
+                                                    {"config", 1}}})}};
+    const auto e = errorOf([&] { exportFlaConfigDir(c, parseFlaChoices(choices, "c.json"), dir / "out"); });
+    CHECK(e && e->file() == "c.json" && e->jsonPath() == "/choices/0/config" &&
+          e->message().find("did not compile: out of resources") != std::string::npos);
+    CHECK(!fs::exists(dir / "out"));  // nothing written
+    const auto wrongType = errorOf([&] {
+        parseFlaChoices({{"format", kFlaChoicesFormat}, {"choices", {{{"kernel_name", 1}, {"key_hash", "x"}, {"config", 0}}}}},
+                        "t.json");
+    });
+    CHECK(wrongType && wrongType->jsonPath() == "/choices/0/kernel_name");
+    const auto badTiming = errorOf([&] {
+        parseFlaChoices({{"format", kFlaChoicesFormat},
+                         {"choices", {{{"kernel_name", "k"}, {"key_hash", "x"}, {"config", 0}, {"best_timing", {1, 2}}}}}},
+                        "t.json");
+    });
+    CHECK(badTiming && badTiming->jsonPath() == "/choices/0/best_timing");
+}
+
 int printFaults(const char* file) {
     const FlaCaptureCheck check = checkFlaCaptureFile(file);
     for (const auto& f : check.faults) std::cout << f.pointer << '\t' << f.message << '\n';
@@ -199,9 +330,14 @@ int main(int argc, char** argv) {
     if (argc == 3 && std::string(argv[1]) == "--faults") return printFaults(argv[2]);
     testSampleIsValid();
     testH100CaptureIsValid();
+    testH100FixtureIsValid();
     testBadManifestsAreRefused();
     testPlantedFaults();
     testTextFaults();
+    testPlan();
+    testSweepRefusal();
+    testExport();
+    testExportRefusals();
     if (g_failures) std::cerr << g_failures << " check(s) failed\n";
     else std::cout << "fla_capture: all checks passed\n";
     return g_failures ? 1 : 0;

@@ -1,0 +1,141 @@
+// FLA capture commands (docs/fla-capture.md, "The C++ side"): capture plan, and the capture side of validate and
+// sweep --manifest. Exit codes: 0 ok, 2 usage, unreadable or refused manifest, or a sweep that cannot run here.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/base/json_io.hpp"
+#include "tunescope/device/device.hpp"
+#include "tunescope/formats/fla_capture.hpp"
+#include "tunescope/formats/fla_capture_export.hpp"
+#include "tunescope/sweep/fla_capture_plan.hpp"
+
+namespace tunescope::cli {
+
+namespace {
+
+FlaCapture readCaptureOrThrow(const std::string& file) { return readFlaCapture(file); }
+
+void registerCapturePlan(CLI::App& capture, CliContext& ctx) {
+    struct Args {
+        std::string manifest;
+        bool json = false;
+    };
+    auto args = std::make_shared<Args>();
+    auto* sub = capture.add_subcommand("plan", "Print the tuning plan of a capture: one decision per (kernel, key)");
+    sub->footer(
+        "FLA's config file holds one config per (kernel, key_hash), so every launch of a kernel with the same key, in\n"
+        "any case, is one decision. Per decision: its launches (case#sequence), its configs, FLA's own choice, and\n"
+        "which configs have a compiled binary for every launch (only those can be measured and exported).\n"
+        "Exit: 0 printed, 2 usage or a manifest the reader refuses (FILE: at /pointer: message).");
+    sub->add_option("manifest", args->manifest, "the capture manifest (tunescope-fla-capture-v1)")->required();
+    sub->add_flag("--json", args->json, "print the plan as JSON");
+    sub->callback([args, &ctx] {
+        const FlaCapturePlan plan = planFlaCapture(readCaptureOrThrow(args->manifest));
+        if (args->json) std::cout << dumpJson(toJson(plan), 2) << '\n';
+        else std::cout << formatFlaCapturePlan(plan);
+        ctx.exitCode = kExitOk;
+    });
+}
+
+void registerCaptureExportFla(CLI::App& capture, CliContext& ctx) {
+    struct Args {
+        std::string manifest, choices, out;
+        bool captured = false;
+    };
+    auto args = std::make_shared<Args>();
+    auto* sub = capture.add_subcommand("export-fla", "Write one FLA_CONFIG_DIR from a capture and a config per (kernel, key)");
+    sub->footer(
+        "Writes {kernel_name}.json per kernel with a choice, in the format FLA's fla/ops/utils/cache.py loads, and\n"
+        "tunescope-fla-config-dir.json beside them (SHA-256 of each file, the capture, its device and stack).\n"
+        "--choices: {\"format\": \"tunescope-fla-choices-v1\", \"choices\": [{\"kernel_name\", \"key_hash\", \"config\",\n"
+        "\"best_timing\"?}]} (docs/fla-capture.md); --captured-choices: FLA's own autotune choices in the capture.\n"
+        "Exit: 0 written, 2 usage, a refused manifest, or a choice naming an unknown kernel or key, a config outside\n"
+        "the kernel's list or without a compiled binary (FILE: at /pointer: message, into the choices file).");
+    sub->add_option("manifest", args->manifest, "the capture manifest")->required();
+    auto* choices = sub->add_option("--choices", args->choices, "the chosen config per (kernel_name, key_hash)");
+    auto* captured = sub->add_flag("--captured-choices", args->captured, "export FLA's own choices recorded in the capture");
+    choices->excludes(captured);
+    sub->add_option("--out", args->out, "the FLA_CONFIG_DIR to write (created)")->required();
+    sub->callback([args, &ctx] {
+        if (args->choices.empty() && !args->captured) throw Error("", "", "give --choices FILE or --captured-choices");
+        const FlaCapture capture = readCaptureOrThrow(args->manifest);
+        const FlaChoices choices = args->captured ? capturedFlaChoices(capture) : readFlaChoices(args->choices);
+        const FlaConfigDirExport result = exportFlaConfigDir(capture, choices, args->out);
+        for (const auto& f : result.files)
+            std::cout << "wrote " << f.path.string() << " (" << f.entries << " key" << (f.entries == 1 ? "" : "s")
+                      << ", sha256 " << f.sha256 << ")\n";
+        std::cout << "wrote " << result.manifestFile.string() << '\n';
+        for (const auto& [kernel, key] : result.withoutChoice)
+            std::cerr << "tunescope-cli: warning: no choice for " << kernel << " key " << key
+                      << ": FLA autotunes it (and FLA_CACHE_MODE=strict finds no entry)\n";
+        ctx.exitCode = kExitOk;
+    });
+}
+
+}  // namespace
+
+bool isCaptureManifestFile(const std::string& file) {
+    std::string text;
+    try {
+        text = readTextFile(file);
+    } catch (const Error&) {
+        return false;  // not readable: the profile validator says why
+    }
+    JsonReadOptions options;
+    options.allowNonFiniteTokens = true;
+    try {
+        return isFlaCaptureDocument(parseJson(text, file, options));
+    } catch (const Error&) {
+        // Malformed: a capture if its opening names the format (the writer puts "format" first), so that its
+        // syntax error is reported as the capture checker reports it.
+        return text.substr(0, 256).find("\"tunescope-fla-capture-v") != std::string::npos;
+    }
+}
+
+int runCaptureValidate(const std::string& file) {
+    const FlaCaptureCheck check = checkFlaCaptureFile(file);
+    for (const auto& f : check.faults)
+        std::cerr << Error(check.file, f.pointer, f.message).what() << '\n';
+    if (!check.capture) {
+        std::cerr << "tunescope-cli: " << check.file << ": refused, " << check.faults.size() << " fault"
+                  << (check.faults.size() == 1 ? "" : "s") << '\n';
+        return kExitUsageOrIo;
+    }
+    std::cout << check.file << ": valid (" << flaCaptureSummary(*check.capture) << ")\n";
+    return kExitOk;
+}
+
+int runCaptureSweep(const std::string& manifest, bool dryRun) {
+    const FlaCapture capture = readCaptureOrThrow(manifest);
+    const FlaCapturePlan plan = planFlaCapture(capture);
+    if (dryRun) {
+        std::cout << formatFlaCapturePlan(plan);
+        return kExitOk;
+    }
+    std::vector<DeviceInfo> devices;
+    std::vector<std::string> unavailable;
+    for (const BackendProbe& probe : probeBackends()) {
+        if (probe.backend && probe.backend->available())
+            for (const DeviceInfo& d : probe.backend->devices()) devices.push_back(d);
+        else
+            unavailable.push_back(probe.name + ": " + probe.reason);
+    }
+    const auto refusal = flaCaptureSweepRefusal(capture, devices, unavailable);
+    std::cerr << "tunescope-cli: sweep --manifest " << manifest << ": refused: "
+              << refusal.value_or("this build has no launcher for captured kernels") << '\n';
+    return kExitUsageOrIo;
+}
+
+void registerCaptureCommands(CLI::App& app, CliContext& ctx) {
+    auto* capture = app.add_subcommand("capture", "FLA capture manifests (scripts/fla_capture.py): plan, export-fla");
+    capture->require_subcommand(1);
+    registerCapturePlan(*capture, ctx);
+    registerCaptureExportFla(*capture, ctx);
+}
+
+}  // namespace tunescope::cli
