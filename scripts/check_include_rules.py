@@ -103,6 +103,10 @@ class Checker:
                         self.fail(path, line, included, "no such core header")
                     elif target not in CORE_AREAS[area]:
                         self.fail(path, line, included, f"{area} may include only {sorted(CORE_AREAS[area])}")
+                    elif (path.startswith("core/include/tunescope/") and path[len("core/include/tunescope/"):]
+                          in GEMM_PLUGIN_ABI and target == "gemm" and "/".join(parts[1:]) not in GEMM_PLUGIN_ABI):
+                        self.fail(path, line, included, "the GEMM plugin ABI includes no explorer header: the "
+                                  f"cuBLASLt plugin would reach it through {path}")
                 elif "kernels/" in included:
                     self.fail(path, line, included, "core never includes kernels/")
                 elif "/" in included or not self.exists(folder + "/" + included):
@@ -186,7 +190,8 @@ class Checker:
     def check_app(self):
         for path in sources(self.root, "app/cli"):
             for line, included in includes(self.root, path):
-                if not included.startswith("tunescope/") and not self.exists("app/cli/" + included):
+                if not included.startswith("tunescope/") and (".." in included or
+                                                               not self.exists("app/cli/" + included)):
                     self.fail(path, line, included, "the CLI includes core headers and its own files only")
 
     def run(self):

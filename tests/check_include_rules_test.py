@@ -62,7 +62,7 @@ def main():
             ("a public header includes a private one", "core/include/tunescope/formats/profile.hpp",
              '#include "profile_internal.hpp"', "private"),
             ("core includes kernels", "core/src/device/cpu_backend.cpp",
-             '#include "../../../kernels/common/l2norm_kernel.inc"', "never kernels/"),
+             '#include "../../../kernels/common/l2norm_kernel.inc"', "never includes kernels/"),
             ("a core header without its area", "core/src/sweep/promote.cpp", '#include "tunescope/profile.hpp"',
              "tunescope/<area>/x.hpp"),
             ("a core file outside an area", "core/src/stray.cpp", None, "outside an area folder"),
