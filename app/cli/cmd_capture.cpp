@@ -18,8 +18,6 @@ namespace tunescope::cli {
 
 namespace {
 
-FlaCapture readCaptureOrThrow(const std::string& file) { return readFlaCapture(file); }
-
 void registerCapturePlan(CLI::App& capture, CliContext& ctx) {
     struct Args {
         std::string manifest;
@@ -35,7 +33,7 @@ void registerCapturePlan(CLI::App& capture, CliContext& ctx) {
     sub->add_option("manifest", args->manifest, "the capture manifest (tunescope-fla-capture-v1)")->required();
     sub->add_flag("--json", args->json, "print the plan as JSON");
     sub->callback([args, &ctx] {
-        const FlaCapturePlan plan = planFlaCapture(readCaptureOrThrow(args->manifest));
+        const FlaCapturePlan plan = planFlaCapture(readFlaCapture(args->manifest));
         if (args->json) std::cout << dumpJson(toJson(plan), 2) << '\n';
         else std::cout << formatFlaCapturePlan(plan);
         ctx.exitCode = kExitOk;
@@ -63,7 +61,7 @@ void registerCaptureExportFla(CLI::App& capture, CliContext& ctx) {
     sub->add_option("--out", args->out, "the FLA_CONFIG_DIR to write (created)")->required();
     sub->callback([args, &ctx] {
         if (args->choices.empty() && !args->captured) throw Error("", "", "give --choices FILE or --captured-choices");
-        const FlaCapture capture = readCaptureOrThrow(args->manifest);
+        const FlaCapture capture = readFlaCapture(args->manifest);
         const FlaChoices choices = args->captured ? capturedFlaChoices(capture) : readFlaChoices(args->choices);
         const FlaConfigDirExport result = exportFlaConfigDir(capture, choices, args->out);
         for (const auto& f : result.files)
@@ -111,7 +109,7 @@ int runCaptureValidate(const std::string& file) {
 }
 
 int runCaptureSweep(const std::string& manifest, bool dryRun) {
-    const FlaCapture capture = readCaptureOrThrow(manifest);
+    const FlaCapture capture = readFlaCapture(manifest);
     const FlaCapturePlan plan = planFlaCapture(capture);
     if (dryRun) {
         std::cout << formatFlaCapturePlan(plan);
