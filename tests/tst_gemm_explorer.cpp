@@ -352,6 +352,26 @@ private slots:
         QCOMPARE(dropped.verificationCandidate, 7);
         QCOMPARE(dropped.gainPercent, 0.0);
         QVERIFY2(dropped.reason.find("but not a fresh re-measurement") != std::string::npos, dropped.reason.c_str());
+        // The fresh rounds cannot tell #7 from the top: the top joins #7's tie set and is its pick (kTieRule).
+        QVERIFY(dropped.topInTieSet);
+        QCOMPARE(dropped.tieSet, (std::vector<int>{7, 0}));
+        QCOMPARE(dropped.topTieCandidate, 7);
+        QCOMPARE(dropped.topTieStage, std::string("verification"));
+        QCOMPARE(dropped.topTieGain.gainPercent, none.gainPercent);
+        // Verified, but the fresh interval's lower end is below the 1% threshold: the top is a tie member too,
+        // while the pick stands; verified well above the threshold: the top is not a member.
+        const g::PairedGain small = g::pairedGain(top, scaled(0.985, 0.011));
+        QVERIFY(small.lowPercent > 0.1 && small.lowPercent <= 1.0);
+        const g::Selection standsTied = g::applyVerification(selected, small, aa);
+        QVERIFY(standsTied.leftBaseline && standsTied.topInTieSet);
+        QCOMPARE(standsTied.candidateIndex, 7);
+        QCOMPARE(standsTied.tieSet, (std::vector<int>{7, 0}));
+        QVERIFY2(standsTied.reason.find("heuristic top is declared a member of its tie set") != std::string::npos,
+                 standsTied.reason.c_str());
+        const g::PairedGain large = g::pairedGain(top, scaled(0.97, 0.001));
+        QVERIFY(large.lowPercent > 1.0);
+        QVERIFY(!g::applyVerification(selected, large, aa).topInTieSet);
+        QVERIFY(!kept.topInTieSet || fresh.lowPercent <= 1.0);
         // Faster, but by less than identical work differs by in the same rounds: not enough.
         const g::PairedGain offset = g::pairedGain(top, scaled(0.995, 0.0005));
         const g::PairedGain skewedAa = g::pairedGain(top, scaled(0.992, 0.0005));
@@ -526,6 +546,29 @@ private slots:
         QCOMPARE(ties["members"][2]["cleared"].get<bool>(), false);
         QVERIFY(ties["members"][1]["anchor_gain_over_it"]["interval_95_percent"].is_array());
         QCOMPARE(report["confirm"]["ties"], ties);
+        QVERIFY(!s.topInTieSet);  // the pick cleared 1% against the top in the confirm rounds
+
+        // Nothing cleared: the top stays, and it ties with the highest-gain finalist, which anchors the set.
+        std::vector<g::Candidate> close{timedCandidate(0, 8.0, 8.0, true), tiedFinalist(1, 405, 0.6, 0.004, 0),
+                                        tiedFinalist(2, 402, 0.4, 0.004, 1)};
+        const g::Selection k = g::selectCandidate(close, 0, g::SelectionRule{}, aa);
+        QCOMPARE(k.candidateIndex, 0);
+        QVERIFY(!k.leftBaseline && k.topInTieSet);
+        QCOMPARE(k.tieAnchor, 1);
+        QCOMPARE(k.tieSet, (std::vector<int>{1, 2, 0}));
+        QCOMPARE(k.topTieStage, std::string("confirm"));
+        r.candidates = close;
+        r.selection = k;
+        const Json kept = g::buildExplorerReport(r);
+        const Json& keptTies = kept["selected"]["ties"];
+        QCOMPARE(keptTies["picked_candidate_index"].get<int>(), 0);
+        QCOMPARE(keptTies["members"].size(), std::size_t(3));
+        const Json& topMember = keptTies["members"][2];
+        QCOMPARE(topMember["heuristic_top"].get<bool>(), true);
+        QCOMPARE(topMember["cleared"].get<bool>(), false);
+        QCOMPARE(topMember["tied_by"]["candidate_index"].get<int>(), 1);
+        QCOMPARE(topMember["tied_by"]["rounds"].get<std::string>(), std::string("confirm"));
+        QVERIFY(topMember["tied_by"]["gain_over_it"]["interval_95_percent"][0].get<double>() <= 1.0);
     }
 
     // --- Guided search --------------------------------------------------------------------------------------

@@ -126,6 +126,8 @@ std::optional<LtTieSet> tiesFromReport(const Json* ties, const std::string& path
         if (const Json* iv = r.array(m, at, "interval_95_percent", Need::Optional); iv && iv->size() == 2)
             member.interval_95_percent = std::pair{(*iv)[0].get<double>(), (*iv)[1].get<double>()};
         if (const auto c = r.boolean(m, at, "cleared", Need::Optional)) member.cleared = *c;
+        // The heuristic top as a member (kTieRule): the loader's fallback is then a tied choice, and says so.
+        if (r.boolean(m, at, "heuristic_top", Need::Optional).value_or(false)) member.original["heuristic_top"] = true;
         set.members.push_back(std::move(member));
     }
     return set;

@@ -188,6 +188,23 @@ int applyTieRule(Selection& sel, const std::vector<Candidate>& candidates, int a
     return pick;
 }
 
+// The heuristic top joins the tie set: `gain` is finalist `candidate`'s gain over it in the `stage` rounds.
+void addTopToTieSet(Selection& sel, int candidate, const std::string& stage, const PairedGain& gain) {
+    if (sel.tieSet.empty()) {  // a selection made without a tie set (a report from before ties): the pick anchors it
+        sel.tieAnchor = candidate;
+        sel.tieSet = {candidate};
+        sel.tieAnchorOver = {PairedGain{}};
+    }
+    if (std::find(sel.tieSet.begin(), sel.tieSet.end(), sel.baselineIndex) == sel.tieSet.end()) {
+        sel.tieSet.push_back(sel.baselineIndex);
+        sel.tieAnchorOver.push_back(PairedGain{});
+    }
+    sel.topInTieSet = true;
+    sel.topTieCandidate = candidate;
+    sel.topTieStage = stage;
+    sel.topTieGain = gain;
+}
+
 }  // namespace
 
 Selection selectCandidate(const std::vector<Candidate>& candidates, int baselineIndex, const SelectionRule& rule,
@@ -242,6 +259,7 @@ Selection selectCandidate(const std::vector<Candidate>& candidates, int baseline
     }
     const RegimeMeasurement& b = *confirmed(candidates[std::size_t(best)]);
     if (chosen < 0) {
+        addTopToTieSet(sel, best, "confirm", b.vsTop);
         why << "best confirmed candidate #" << best << " gains " << b.vsTop.gainPercent << "% [" << b.vsTop.lowPercent
             << ", " << b.vsTop.highPercent << "] (" << regime << ", " << b.vsTop.rounds
             << " paired rounds): the interval's lower end does not clear " << sel.requiredGainPercent
@@ -281,6 +299,8 @@ Selection applyVerification(Selection sel, const PairedGain& gain, const PairedG
     const std::string regime = toString(sel.regime);
     const int candidate = sel.candidateIndex;
     const auto revert = [&] {
+        // The fresh rounds cannot tell the verified finalist from the top: the top joins its tie set and is picked.
+        if (gain.valid()) addTopToTieSet(sel, candidate, "verification", gain);
         sel.candidateIndex = sel.baselineIndex;
         sel.leftBaseline = false;
         sel.gainPercent = sel.lowPercent = sel.highPercent = 0.0;
@@ -305,6 +325,7 @@ Selection applyVerification(Selection sel, const PairedGain& gain, const PairedG
         return revert();
     }
     sel.verified = true;
+    if (!(gain.lowPercent > sel.requiredGainPercent)) addTopToTieSet(sel, candidate, "verification", gain);
     sel.gainPercent = gain.gainPercent;
     sel.lowPercent = gain.lowPercent;
     sel.highPercent = gain.highPercent;
@@ -314,6 +335,9 @@ Selection applyVerification(Selection sel, const PairedGain& gain, const PairedG
         << aaControl.gainPercent << "% [" << aaControl.lowPercent << ", " << aaControl.highPercent
         << "]); it was selected on " << sel.selectedOnGainPercent << "% [" << sel.selectedOnLowPercent << ", "
         << sel.selectedOnHighPercent << "]";
+    if (sel.topInTieSet)
+        why << "; the fresh interval's lower end does not clear " << sel.requiredGainPercent
+            << "%, so the heuristic top is declared a member of its tie set";
     sel.reason = why.str();
     return sel;
 }
@@ -1199,10 +1223,21 @@ Json tiesToJson(const ExplorationResult& r) {
     Json members = Json::array();
     for (std::size_t i = 0; i < s.tieSet.size(); ++i) {
         const Candidate& c = r.candidates[std::size_t(s.tieSet[i])];
-        const auto& m = s.regime == Regime::Burst ? c.burst : c.sustained;
         Json member = algoConfigToJson(c.config);
         member["candidate_index"] = c.index;
         member["raw_algo_hex"] = rawAlgoToHex(c.raw);
+        if (s.tieSet[i] == s.baselineIndex) {
+            member["heuristic_top"] = true;
+            member["gain_percent"] = 0.0;
+            member["cleared"] = false;
+            member["anchor_gain_over_it"] = nullptr;
+            member["tied_by"] = {{"candidate_index", s.topTieCandidate},
+                                 {"rounds", s.topTieStage},
+                                 {"gain_over_it", pairedGainToJson(s.topTieGain)}};
+            members.push_back(std::move(member));
+            continue;
+        }
+        const auto& m = s.regime == Regime::Burst ? c.burst : c.sustained;
         member["gain_percent"] = m ? Json(m->vsTop.gainPercent) : Json(nullptr);
         member["interval_95_percent"] = m ? Json::array({m->vsTop.lowPercent, m->vsTop.highPercent}) : Json(nullptr);
         member["cleared"] = m && m->vsTop.lowPercent > s.requiredGainPercent;
@@ -1213,7 +1248,7 @@ Json tiesToJson(const ExplorationResult& r) {
             {"regime", toString(s.regime)},
             {"threshold_percent", s.requiredGainPercent},
             {"anchor_candidate_index", s.tieAnchor},
-            {"picked_candidate_index", s.leftBaseline ? Json(s.candidateIndex) : Json(nullptr)},
+            {"picked_candidate_index", s.leftBaseline || s.topInTieSet ? Json(s.candidateIndex) : Json(nullptr)},
             {"members", std::move(members)}};
 }
 
@@ -1248,7 +1283,7 @@ Json selectedToJson(const ExplorationResult& r) {
                                    {"interval_95_percent", {s.selectedOnLowPercent, s.selectedOnHighPercent}}};
     selected["output_sha256"] = c.parity.checked ? Json(c.parity.sha256) : Json(nullptr);
     selected["bitwise_equal_to_baseline"] = c.parity.bitwiseEqualToBaseline;
-    if (s.leftBaseline) selected["ties"] = tiesToJson(r);
+    if (s.leftBaseline || s.topInTieSet) selected["ties"] = tiesToJson(r);
     selected["rule"] = {{"exact_parity", r.rule.exactParity},
                         {"error_bound", r.rule.exactParity ? Json(nullptr) : Json(r.rule.errorBound)},
                         {"noise_threshold", r.rule.noiseThreshold},

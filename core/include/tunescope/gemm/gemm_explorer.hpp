@@ -222,6 +222,13 @@ struct Selection {
     int tieAnchor = -1;
     std::vector<int> tieSet;
     std::vector<PairedGain> tieAnchorOver;
+    // The heuristic top in the tie set: the final gain over it (`topTieGain`, of finalist `topTieCandidate`, from
+    // the `topTieStage` rounds: "verification" or "confirm") has its 95% interval's lower end at or below the
+    // threshold, so it is a member like any finalist the anchor cannot be told from.
+    bool topInTieSet = false;
+    int topTieCandidate = -1;
+    std::string topTieStage;
+    PairedGain topTieGain;
 };
 
 // How ties are broken, as the report states it.
@@ -230,7 +237,10 @@ inline constexpr const char* kTieRule =
     "highest-gain finalist when none did) unless the anchor's paired gain over them, in the confirm rounds both "
     "ran, has its 95% interval's lower end above the threshold; among tied finalists that cleared the threshold, "
     "the lowest configuration is selected: by algorithm id, then tile id, stages id, split-k, reduction scheme, "
-    "custom option, CTA swizzle, inner shape and cluster shape. Two runs that find the same tie set select the "
+    "custom option, CTA swizzle, inner shape and cluster shape. The heuristic top is a member too when the final "
+    "gain over it (the verification's when one ran, else the confirm rounds') has its 95% interval's lower end at "
+    "or below the threshold; when the verification returns the selection to the heuristic top, or no finalist "
+    "cleared, the heuristic top is the pick of that tie set. Two runs that find the same tie set select the "
     "same configuration";
 
 // Candidates that may be selected under the rule: timed, no error, parity within the rule.
