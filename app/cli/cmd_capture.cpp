@@ -1,5 +1,6 @@
 // FLA capture commands (docs/fla-capture.md, "The C++ side"): capture plan, and the capture side of validate and
-// sweep --manifest. Exit codes: 0 ok, 2 usage, unreadable or refused manifest, or a sweep that cannot run here.
+// sweep --manifest. Exit codes: 0 ok, 1 a sweep that found no eligible config for some key, 2 usage, unreadable or
+// refused manifest, or a sweep that cannot run here.
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -10,9 +11,11 @@
 #include "tunescope/base/errors.hpp"
 #include "tunescope/base/json_io.hpp"
 #include "tunescope/device/device.hpp"
+#include "tunescope/device/triton_binaries.hpp"
 #include "tunescope/formats/fla_capture.hpp"
 #include "tunescope/formats/fla_capture_export.hpp"
 #include "tunescope/sweep/fla_capture_plan.hpp"
+#include "tunescope/sweep/fla_capture_replay.hpp"
 
 namespace tunescope::cli {
 
@@ -108,10 +111,29 @@ int runCaptureValidate(const std::string& file) {
     return kExitOk;
 }
 
-int runCaptureSweep(const std::string& manifest, bool dryRun) {
-    const FlaCapture capture = readFlaCapture(manifest);
+namespace {
+
+// The device the replay runs on: --device of the capture's backend, which must be the capture's architecture.
+std::unique_ptr<Device> openCaptureDevice(const FlaCapture& capture, int index) {
+    std::unique_ptr<Backend> backend = openBackend(capture.device.backend);
+    std::unique_ptr<Device> device = backend->openDevice(index);
+    const std::string& arch = device->info().architecture;
+    if (arch.substr(0, arch.find(':')) != capture.device.arch)
+        throw Error("", "", deviceLabel(device->info()) + " is not " + capture.device.arch +
+                                ", the architecture the captured kernels were compiled for (pick another with --device)");
+    return device;
+}
+
+void writeJsonFile(const std::string& file, const Json& document) {
+    writeFileAtomic(file, dumpJson(document, 2) + "\n");
+}
+
+}  // namespace
+
+int runCaptureSweep(const CaptureSweepArgs& args) {
+    const FlaCapture capture = readFlaCapture(args.manifest);
     const FlaCapturePlan plan = planFlaCapture(capture);
-    if (dryRun) {
+    if (args.dryRun) {
         std::cout << formatFlaCapturePlan(plan);
         return kExitOk;
     }
@@ -123,10 +145,39 @@ int runCaptureSweep(const std::string& manifest, bool dryRun) {
         else
             unavailable.push_back(probe.name + ": " + probe.reason);
     }
-    const auto refusal = flaCaptureSweepRefusal(capture, devices, unavailable);
-    std::cerr << "tunescope-cli: sweep --manifest " << manifest << ": refused: "
-              << refusal.value_or("this build has no launcher for captured kernels") << '\n';
-    return kExitUsageOrIo;
+    if (const auto refusal = flaCaptureSweepRefusal(capture, devices, unavailable)) {
+        std::cerr << "tunescope-cli: sweep --manifest " << args.manifest << ": refused: " << *refusal << '\n';
+        return kExitUsageOrIo;
+    }
+    if (args.out.empty()) throw Error("", "", "--out is required (the results file of the capture's sweep)");
+    const std::unique_ptr<Device> device = openCaptureDevice(capture, args.device);
+    FlaSweepOptions options;
+    options.tritonCache = args.tritonCache.empty() ? defaultTritonCacheDir() : std::filesystem::path(args.tritonCache);
+    options.rule = args.rule;
+    options.rounds = args.rounds;
+    options.orderSeed = args.orderSeed;
+    if (!l2RegimeFromString(args.l2, &options.regime))
+        throw Error("", "", "--l2 must be cold, warm or hot with --manifest (got '" + args.l2 + "')");
+    const std::string timer = device->useTimer(args.timer);
+    if (!args.quiet) {
+        std::cerr << "tunescope-cli: replaying " << flaCaptureSummary(capture) << " on " << deviceLabel(device->info())
+                  << ", timer " << timer << ", L2 " << args.l2 << ", " << args.rounds << " rounds, binaries from "
+                  << options.tritonCache.string() << '\n';
+        options.note = [](const std::string& line) { std::cerr << "tunescope-cli: " << line << '\n'; };
+    }
+    const FlaCaptureSweep sweep = runFlaCaptureSweep(capture, *device, options);
+    writeJsonFile(args.out, toJson(sweep, options));
+    std::cout << formatFlaCaptureSweep(sweep);
+    std::cout << "wrote " << args.out << '\n';
+    std::size_t chosen = 0;
+    for (const auto& d : sweep.decisions) chosen += d.chosen ? 1 : 0;
+    if (!args.choicesOut.empty()) {
+        const Json choices = flaSweepChoices(sweep);
+        checkFlaChoices(capture, parseFlaChoices(choices, args.choicesOut));  // what export-fla will accept
+        writeJsonFile(args.choicesOut, choices);
+        std::cout << "wrote " << args.choicesOut << " (" << chosen << " of " << sweep.decisions.size() << " keys)\n";
+    }
+    return chosen == sweep.decisions.size() ? kExitOk : kExitInvalid;
 }
 
 void registerCaptureCommands(CLI::App& app, CliContext& ctx) {

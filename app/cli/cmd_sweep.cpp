@@ -175,6 +175,7 @@ struct SweepArgs {
     bool allowMixedDevices = false;
     std::string manifest;  // sweep --manifest: the kernels of an FLA capture (docs/fla-capture.md)
     bool dryRun = false;
+    std::string choicesOut;  // sweep --manifest: the fastest config per kernel and key, for capture export-fla
 };
 
 // What the engine options say about a plan: the kernel (and its Triton cache), cold or hot, the stopping rule,
@@ -510,11 +511,36 @@ bool runPlans(const SweepArgs& a, const std::vector<std::pair<const SweepPlan*, 
     return true;
 }
 
+// sweep --manifest takes the device, Triton cache, timer, L2 regime, stopping rule and rounds of the ordinary sweep.
+CaptureSweepArgs captureSweepArgs(const SweepArgs& a) {
+    CaptureSweepArgs c;
+    c.manifest = a.manifest;
+    c.dryRun = a.dryRun;
+    c.device = a.device;
+    c.tritonCache = a.tritonCache;
+    c.out = a.out;
+    c.choicesOut = a.choicesOut;
+    c.timer = a.timer;
+    c.l2 = a.l2.empty() ? (a.hot ? "hot" : "cold") : a.l2;
+    c.rule.maxRelNoise = a.noise;
+    c.rule.minSamples = a.minSamples;
+    c.rule.minTimeMs = a.minTimeMs;
+    c.rule.timeoutMs = a.timeoutMs;
+    c.rule.warmupSamples = a.warmup;
+    c.rule.maxSamples = a.maxSamples;
+    c.rule.pipelineDepth = a.pipeline > 0 ? a.pipeline : 1;
+    c.rounds = a.rounds;
+    c.orderSeed = a.orderSeed;
+    c.quiet = a.quiet;
+    return c;
+}
+
 void runSweepCommand(const SweepArgs& a, CLI::App& sub, CliContext& ctx) {
     if (!a.manifest.empty()) {
-        ctx.exitCode = runCaptureSweep(a.manifest, a.dryRun);
+        ctx.exitCode = runCaptureSweep(captureSweepArgs(a));
         return;
     }
+    if (!a.choicesOut.empty()) throw Error("", "", "--choices-out goes with --manifest");
     if (a.dryRun) throw Error("", "", "--dry-run goes with --manifest");
     if (a.out.empty()) throw Error("", "", "--out is required (the results file)");
     const bool both = a.kernel == "both";
@@ -780,9 +806,13 @@ void registerSweep(CLI::App& app, CliContext& ctx) {
                       "results file (JSON Lines); an existing one of the same plan is resumed (required, but with "
                       "--manifest)");
     sweep->add_option("--manifest", args->manifest,
-                      "an FLA capture manifest (scripts/fla_capture.py): sweep every captured kernel and key; needs a "
-                      "CUDA or HIP device of the capture's architecture, and is refused (exit 2) where there is none");
+                      "an FLA capture manifest (scripts/fla_capture.py): replay, check and time every captured kernel and "
+                      "key from its Triton binaries (--triton-cache: the capture's archives unpacked); needs a CUDA "
+                      "device of the capture's architecture, and is refused (exit 2) where there is none");
     sweep->add_flag("--dry-run", args->dryRun, "with --manifest: print the plan it would run, touch no device");
+    sweep->add_option("--choices-out", args->choicesOut,
+                      "with --manifest: write the fastest checked config per kernel and key (tunescope-fla-choices-v1, "
+                      "what capture export-fla --choices reads)");
     sweep->callback([args, sweep, &ctx] { runSweepCommand(*args, *sweep, ctx); });
 }
 

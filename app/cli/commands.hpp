@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tunescope/device/measurement.hpp"
+
 #include <string>
 #include <vector>
 
@@ -28,7 +30,23 @@ void registerCaptureCommands(CLI::App& app, CliContext& ctx);   // capture plan,
 // FLA capture manifests (cmd_capture.cpp), reached from validate and sweep --manifest. Each returns the exit code.
 bool isCaptureManifestFile(const std::string& file);  // a "format" of tunescope-fla-capture-v...
 int runCaptureValidate(const std::string& file);      // valid (...) or exit 2 with FILE: at /pointer: message
-int runCaptureSweep(const std::string& manifest, bool dryRun);  // --dry-run: the plan; else a refusal naming why
+// sweep --manifest: --dry-run prints the plan; on a CUDA device of the capture's architecture every captured kernel and
+// key is replayed, checked and timed (docs/fla-capture.md, section 10); elsewhere a refusal naming why.
+struct CaptureSweepArgs {
+    std::string manifest;
+    bool dryRun = false;
+    int device = 0;           // index within the capture's backend
+    std::string tritonCache;  // empty: TRITON_CACHE_DIR or ~/.triton/cache
+    std::string out;          // the results file (tunescope-fla-capture-sweep-v1)
+    std::string choicesOut;   // the choices file (tunescope-fla-choices-v1), for capture export-fla --choices
+    std::string timer = "auto";
+    std::string l2;           // cold (default), warm or hot
+    StoppingRule rule;
+    int rounds = 3;
+    unsigned long long orderSeed = 20261203;
+    bool quiet = false;
+};
+int runCaptureSweep(const CaptureSweepArgs& args);
 
 // lookup and diff of cuBLASLt policies (cmd_cublaslt_policy.cpp), reached from the profile commands' dispatch on
 // the document kind. Each returns the exit code.

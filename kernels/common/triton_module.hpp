@@ -23,6 +23,12 @@ public:
     // Enqueues one launch on `stream` (cudaStream_t / hipStream_t); throws Error naming the binary on failure.
     void launch(const void* x, void* y, float* rstd, float eps, std::int64_t rows, void* globalScratch,
                 void* profileScratch, void* stream) const;
+#if !defined(TUNESCOPE_BACKEND_HIP)
+    // Any captured kernel (docs/fla-capture.md, section 10): `params` as Triton 3.6's launcher builds them
+    // (triton_generic_launch.hpp), grid x,y,z, block 32 x num_warps, dynamic shared memory from the metadata. An
+    // empty grid launches nothing, as in Triton. CUDA only for now: the HIP plugin does not replay captured kernels.
+    void launchWithParams(const std::uint32_t grid[3], void** params, void* stream) const;
+#endif
 
 private:
     struct Impl;

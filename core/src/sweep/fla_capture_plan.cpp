@@ -142,9 +142,11 @@ std::optional<std::string> flaCaptureSweepRefusal(const FlaCapture& capture, con
             otherArch += (otherArch.empty() ? "" : ", ") + deviceLabel(d);
             continue;
         }
-        return what + " and " + deviceLabel(d) + " could run them, but this build cannot launch captured kernels "
-               "yet: the generic launcher from the manifest and Triton's metadata is a later step of issue 24 "
-               "(docs/fla-capture.md); use --dry-run for the plan";
+        // The generic launcher (docs/fla-capture.md, section 10) is in the CUDA plugin only.
+        if (backend == "hip")
+            return what + " and " + deviceLabel(d) + " could run them, but the replay of captured kernels is "
+                   "CUDA-only for now (the HIP plugin has no generic launcher); use --dry-run for the plan";
+        return std::nullopt;
     }
     std::string reason = what + ": they need a " + std::string(backend == "hip" ? "HIP" : "CUDA") + " device of " +
                          arch + ", and ";

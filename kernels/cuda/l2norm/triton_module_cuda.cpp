@@ -146,4 +146,13 @@ void TritonModule::launch(const void* x, void* y, float* rstd, float eps, std::i
     if (result != CUDA_SUCCESS) throw Error(b.label, "", "cuLaunchKernel failed: " + resultText(result));
 }
 
+void TritonModule::launchWithParams(const std::uint32_t grid[3], void** params, void* stream) const {
+    const TritonKernelBinary& b = impl_->binary;
+    if (std::uint64_t(grid[0]) * grid[1] * grid[2] == 0) return;
+    const CUresult result = driver().launchKernel(impl_->function, grid[0], grid[1], grid[2],
+                                                  unsigned(b.warpSize * b.numWarps), 1, 1, b.sharedBytes,
+                                                  static_cast<CUstream>(stream), params, nullptr);
+    if (result != CUDA_SUCCESS) throw Error(b.label, "", "cuLaunchKernel failed: " + resultText(result));
+}
+
 }  // namespace tunescope::triton

@@ -179,6 +179,36 @@ struct TritonKernelBinary {
     std::uint64_t profileScratchBytes = 0, profileScratchAlign = 1;
 };
 
+// --- replaying captured Triton kernels (docs/fla-capture.md, section 10) -------------------------------------------
+// The core builds everything Triton-specific (triton_launch.hpp: which arguments are passed and how scalars are
+// encoded); a plugin only fills in device pointers and launches, so these types say nothing about Triton's types.
+
+// One kernel parameter as the launcher passes it: bytes of a value, or a device pointer filled in at launch time.
+struct KernelParam {
+    enum class Kind { Value, Buffer, GlobalScratch, ProfileScratch };
+    Kind kind = Kind::Value;
+    std::string name;                 // the kernel argument's name ("x", "global_scratch"), for messages
+    std::vector<std::uint8_t> bytes;  // Value: exactly the parameter's bytes, little-endian
+    int buffer = -1;                  // Buffer: index into the prepared replay buffers
+    std::uint64_t byteOffset = 0;     // Buffer: where the tensor's view starts in its buffer
+};
+
+// One launch of a captured kernel: its binary (TritonKernelBinary; blockRows is not used), the grid, the parameters.
+struct CapturedKernelLaunch {
+    TritonKernelBinary binary;
+    std::uint32_t grid[3] = {1, 1, 1};
+    std::vector<KernelParam> params;
+    std::string label;  // "chunk_fwd_kernel_o config 2 at case#6", for messages
+};
+
+// One device allocation of a replay: `bytes` long, holding `initial` at its start (zeros elsewhere; all zeros when
+// `initial` is empty).
+struct ReplayBuffer {
+    std::string name;
+    std::uint64_t bytes = 0;
+    std::vector<std::uint8_t> initial;
+};
+
 class Device {
 public:
     virtual ~Device() = default;
@@ -204,6 +234,19 @@ public:
     virtual void runTritonL2Norm(const TritonKernelBinary& binary, std::span<const std::uint16_t> x,
                                  std::span<std::uint16_t> y, std::span<float> rstd, float eps);
 
+    // Replay of captured Triton kernels (added in ABI 6; the defaults throw: only the CUDA plugin replays them).
+    // Allocates the buffers (replacing any earlier ones) and keeps their initial contents on the device.
+    virtual void prepareReplayBuffers(const std::vector<ReplayBuffer>& buffers);
+    // Every buffer back to its initial contents.
+    virtual void resetReplayBuffers();
+    // Every byte of buffer `index` set to `byte` (poison before a checked launch).
+    virtual void fillReplayBuffer(int index, std::uint8_t byte);
+    // Buffer `index`'s bytes, after everything queued so far has finished.
+    virtual std::vector<std::uint8_t> readReplayBuffer(int index);
+    // Timed launches of one captured kernel over the prepared buffers (the module is loaded once, here). One
+    // timeSampleMs() is one launch, finished when it returns. Refuses a binary for another target.
+    virtual std::unique_ptr<TimedWork> capturedKernelWork(const CapturedKernelLaunch& launch);
+
     // The timers this device offers, its default first (added in ABI 5). The default: device events only.
     virtual std::vector<TimerOption> timers() const {
         return {{kTimerEvents, true, "device events recorded around each launch"}};
@@ -226,6 +269,18 @@ inline std::unique_ptr<TimedWork> Device::tritonL2NormWork(const TritonKernelBin
 inline void Device::runTritonL2Norm(const TritonKernelBinary&, std::span<const std::uint16_t>,
                                     std::span<std::uint16_t>, std::span<float>, float) {
     throwNoTritonSupport(info());
+}
+
+[[noreturn]] inline void throwNoCapturedReplay(const DeviceInfo& info) {
+    throw Error("", "", "the " + info.backend + " backend cannot replay captured Triton kernels (the generic "
+                        "launcher is CUDA-only for now)");
+}
+inline void Device::prepareReplayBuffers(const std::vector<ReplayBuffer>&) { throwNoCapturedReplay(info()); }
+inline void Device::resetReplayBuffers() { throwNoCapturedReplay(info()); }
+inline void Device::fillReplayBuffer(int, std::uint8_t) { throwNoCapturedReplay(info()); }
+inline std::vector<std::uint8_t> Device::readReplayBuffer(int) { throwNoCapturedReplay(info()); }
+inline std::unique_ptr<TimedWork> Device::capturedKernelWork(const CapturedKernelLaunch&) {
+    throwNoCapturedReplay(info());
 }
 
 class Backend {
@@ -259,6 +314,7 @@ using PluginAbiFn = int (*)();
 inline constexpr const char* kPluginAbiSymbol = "tunescope_plugin_abi";
 // 2: TimedWork::lastConditions; 3: the Triton binary entry points; 4: TimedWork::timeSamplesMs (pipelined samples);
 // 5: L2Regime in beforeSample/timeSamplesMs (the warm regime), Device::timers/useTimer/timer (the CUPTI timer)
-inline constexpr int kPluginAbiVersion = 5;
+// 6: the replay of captured Triton kernels (prepareReplayBuffers ... capturedKernelWork)
+inline constexpr int kPluginAbiVersion = 6;
 
 }  // namespace tunescope

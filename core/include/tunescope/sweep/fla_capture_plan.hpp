@@ -64,8 +64,8 @@ Json toJson(const FlaCapturePlan& plan);
 // Why a sweep of the capture cannot run on these devices (probeBackends' devices, `unavailable` the reasons of the
 // backends that are missing: "cuda: plugin not built ..."), or nullopt when it can. Captured kernels are Triton
 // binaries (cubin or hsaco) for the capture's backend and architecture: the CPU device cannot run them, nor a GPU
-// of another backend or architecture. A matching GPU is refused too, naming why: the generic launcher that replays
-// captured kernels from the manifest is a later step of issue 24.
+// of another backend or architecture. A matching HIP GPU is refused too, naming why: the generic launcher
+// (docs/fla-capture.md, section 10) is CUDA-only for now.
 std::optional<std::string> flaCaptureSweepRefusal(const FlaCapture& capture, const std::vector<DeviceInfo>& devices,
                                                   const std::vector<std::string>& unavailable = {});
 
