@@ -90,7 +90,8 @@ struct ListedFile {
 
 struct ManifestModel {
     Json document;
-    std::vector<ListedFile> files;
+    std::vector<ListedFile> files;   // the well-formed listings, whose files are checked
+    std::set<std::string> listedNames;  // every name listed, also in a faulty listing: not reported as unlisted
     std::vector<std::pair<std::string, std::string>> withoutChoice;
     std::string tritonVersion;  // stack.triton_version, when a string
 };
@@ -130,6 +131,7 @@ void checkListedFiles(const Json& m, FaultList& faults, ManifestModel& model) {
         ListedFile listed;
         listed.pointer = p;
         listed.name = faults.string(f, p, "name").value_or("");
+        model.listedNames.insert(listed.name);
         listed.kernel_name = faults.string(f, p, "kernel_name").value_or("");
         listed.sha256 = faults.hex(f, p, "sha256", 64).value_or("");
         listed.bytes = faults.count(f, p, "bytes").value_or(0);
@@ -330,7 +332,7 @@ std::optional<FlaConfigDirKernel> checkKernelFile(const fs::path& folder, const 
 void checkUnlistedFiles(const fs::path& folder, const fs::path& manifestFile, const ManifestModel& model,
                         FlaConfigDirCheck& check) {
     std::set<std::string> known = {manifestFile.filename().string(), manifestFile.filename().string() + ".sig.json"};
-    for (const auto& f : model.files) known.insert(f.name);
+    known.insert(model.listedNames.begin(), model.listedNames.end());
     std::error_code ec;
     std::vector<fs::path> unlisted;
     for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec))
@@ -461,7 +463,9 @@ FlaConfigDirVerifyResult verifyFlaConfigDir(const fs::path& folderOrManifest, co
         return result;
     }
     // The signature covers the manifest only; the files are covered through the SHA-256 it lists for each.
-    result.folderFaults = checkFlaConfigDir(folderOrManifest).faults;
+    const FlaConfigDirCheck check = checkFlaConfigDir(folderOrManifest);
+    result.folderFaults = check.faults;
+    if (check.dir) result.files = check.dir->kernels.size();
     return result;
 }
 

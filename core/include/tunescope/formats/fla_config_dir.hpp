@@ -99,8 +99,9 @@ SignResult signFlaConfigDir(const std::filesystem::path& folderOrManifest, const
                             const std::optional<std::filesystem::path>& signatureFile = std::nullopt);
 
 struct FlaConfigDirVerifyResult {
-    VerifyResult signature;         // the manifest's signature (verifyProfile's verdict)
+    VerifyResult signature;           // the manifest's signature (verifyProfile's verdict)
     std::vector<Error> folderFaults;  // with a good signature: what of the folder no longer matches the manifest
+    std::size_t files = 0;            // kernel files checked against the signed manifest (when ok)
     bool ok() const { return signature.ok && folderFaults.empty(); }
 };
 
