@@ -183,6 +183,10 @@ void testManifestFaults() {
 
     const FlaConfigDirCheck none = checkFlaConfigDir(scratch() / "no-such-folder");
     CHECK(none.faults.size() == 1 && none.faults[0].message().find("is missing") != std::string::npos);
+    fs::create_directories(scratch() / "plain-folder");  // a folder without a manifest
+    const FlaConfigDirCheck folder = checkFlaConfigDir(scratch() / "plain-folder");
+    CHECK(folder.faults.size() == 1 && folder.faults[0].file() == (scratch() / "plain-folder").string() &&
+          folder.faults[0].message().find("is a folder, not a file, and no FLA_CONFIG_DIR") == 0);
 }
 
 void testFolderFaults() {

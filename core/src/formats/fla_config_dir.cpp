@@ -402,6 +402,14 @@ FlaConfigDirCheck checkFlaConfigDir(const fs::path& folderOrManifest) {
     FlaConfigDirCheck check;
     check.manifestFile = flaConfigDirManifestPath(folderOrManifest);
     check.folder = check.manifestFile.parent_path().empty() ? fs::path(".") : check.manifestFile.parent_path();
+    std::error_code ec;
+    if (check.manifestFile != folderOrManifest && !fs::exists(check.manifestFile, ec)) {
+        // Any folder reaches this reader (validate, lookup, diff, sign of a folder): say what it is not.
+        check.faults.emplace_back(folderOrManifest.string(), "",
+                                  "is a folder, not a file, and no FLA_CONFIG_DIR: it holds no " +
+                                      std::string(kFlaConfigDirManifestName) + " (capture export-fla writes one)");
+        return check;
+    }
     const std::optional<ManifestModel> model = checkManifest(check.manifestFile, check.faults);
     if (!model) return check;
     FlaConfigDir dir;

@@ -116,7 +116,7 @@ if(EXISTS "${WORK}/changed.sig.json")
 endif()
 file(MAKE_DIRECTORY "${WORK}/empty")
 run_cli(2 out validate "${WORK}/empty")
-expect_in("${out}" "tunescope-fla-config-dir.json: is missing")
+expect_in("${out}" "empty: is a folder, not a file, and no FLA_CONFIG_DIR: it holds no tunescope-fla-config-dir.json")
 
 # diff: identical, FLA's own choices against the scripted ones, and a folder against a file.
 run_cli(0 out diff "${cfg}" "${WORK}/readme")
