@@ -69,7 +69,7 @@ def check_manifest(folder, capture, failures):
             failures.append(f"{MANIFEST}: {entry['name']} is missing")
         elif sha256(path) != entry["sha256"] or os.path.getsize(path) != entry["bytes"]:
             failures.append(f"{MANIFEST}: {entry['name']} has another SHA-256 or size than recorded")
-    listed = {e["name"] for e in m["files"]} | {MANIFEST}
+    listed = {e["name"] for e in m["files"]} | {MANIFEST, MANIFEST + ".sig.json"}  # and its signature (sign DIR)
     for name in os.listdir(folder):
         if name not in listed:
             failures.append(f"{name} is in the folder but not in {MANIFEST}")

@@ -1,6 +1,7 @@
-// FLA capture commands (docs/fla-capture.md, "The C++ side"): capture plan, and the capture side of validate and
-// sweep --manifest. Exit codes: 0 ok, 1 a sweep that found no eligible config for some key, 2 usage, unreadable or
-// refused manifest, or a sweep that cannot run here.
+// FLA capture commands (docs/fla-capture.md, "The C++ side"): capture plan, capture export-fla, the capture side of
+// validate and sweep --manifest, and the FLA_CONFIG_DIR side of validate, lookup and diff. Exit codes: 0 ok, 1 a
+// sweep that found no eligible config for some key, a lookup that finds no entry or folders that differ, 2 usage,
+// unreadable or refused manifest or folder, or a sweep that cannot run here.
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "tunescope/device/triton_binaries.hpp"
 #include "tunescope/formats/fla_capture.hpp"
 #include "tunescope/formats/fla_capture_export.hpp"
+#include "tunescope/formats/fla_config_dir.hpp"
 #include "tunescope/sweep/fla_capture_plan.hpp"
 #include "tunescope/sweep/fla_capture_replay.hpp"
 
@@ -109,6 +111,82 @@ int runCaptureValidate(const std::string& file) {
     }
     std::cout << check.file << ": valid (" << flaCaptureSummary(*check.capture) << ")\n";
     return kExitOk;
+}
+
+int runConfigDirValidate(const std::string& path, bool json) {
+    const FlaConfigDirCheck check = checkFlaConfigDir(path);
+    if (json) {
+        Json faults = Json::array();
+        for (const auto& f : check.faults)
+            faults.push_back({{"file", f.file()}, {"pointer", f.jsonPath()}, {"message", f.message()}});
+        std::cout << dumpJson({{"file", path}, {"kind", "FLA_CONFIG_DIR"}, {"valid", check.faults.empty()},
+                               {"faults", faults}, {"warnings", check.warnings}},
+                              2)
+                  << '\n';
+        return check.faults.empty() ? kExitOk : kExitUsageOrIo;
+    }
+    printWarnings(check.warnings);
+    for (const auto& f : check.faults) std::cerr << f.what() << '\n';
+    if (!check.dir) {
+        std::cerr << "tunescope-cli: " << path << ": refused, " << check.faults.size() << " fault"
+                  << (check.faults.size() == 1 ? "" : "s") << '\n';
+        return kExitUsageOrIo;
+    }
+    std::cout << path << ": valid (FLA_CONFIG_DIR, " << flaConfigDirSummary(*check.dir) << ")\n";
+    return kExitOk;
+}
+
+namespace {
+
+void printConfigDirKeys(const FlaConfigDirLookup& answer) {
+    const FlaConfigDirKernel& kernel = *answer.kernel;
+    std::cout << kernel.file.filename().string() << ": " << kernel.entries.size() << " key"
+              << (kernel.entries.size() == 1 ? "" : "s") << " (what FLA loads with FLA_CACHE_MODE=strict)\n";
+    for (const auto& e : kernel.entries)
+        std::cout << "  " << e.key_hash << ' ' << e.autotune_key.dump() << ": " << flaConfigText(e.config) << '\n';
+    if (!answer.keysWithoutChoice.empty()) {
+        std::cout << "keys without a choice (FLA autotunes them):";
+        for (const auto& hash : answer.keysWithoutChoice) std::cout << ' ' << hash;
+        std::cout << '\n';
+    }
+}
+
+}  // namespace
+
+int runConfigDirLookup(const std::string& path, const std::string& kernel, const std::string& key, bool json) {
+    const FlaConfigDir dir = readFlaConfigDir(path);
+    const FlaConfigDirLookup answer = lookupFlaConfigDir(dir, kernel, key);
+    if (json) {
+        std::cout << dumpJson(toJson(answer), 2) << '\n';
+    } else if (!answer.ok()) {
+        std::cerr << "tunescope-cli: " << path << ": " << answer.error << '\n';
+    } else if (answer.outcome == FlaConfigDirLookup::Outcome::Keys) {
+        printConfigDirKeys(answer);
+    } else {
+        const FlaConfigDirEntry& e = *answer.entry;
+        std::cout << "kernel " << answer.kernel_name << " (" << answer.kernel->file.filename().string() << ")\n";
+        std::cout << "key_hash " << e.key_hash << '\n';
+        std::cout << "autotune_key " << e.autotune_key.dump() << '\n';
+        std::cout << "config " << flaConfigText(e.config) << '\n';
+        std::cout << "best_timing " << e.best_timing.dump() << '\n';
+        std::cout << "entry " << Json{{"autotune_key", e.autotune_key}, {"config", e.config}, {"best_timing", e.best_timing}}.dump()
+                  << '\n';
+    }
+    return answer.ok() ? kExitOk : kExitInvalid;
+}
+
+int runConfigDirDiff(const std::string& a, const std::string& b, bool json) {
+    const FlaConfigDirDiff diff = diffFlaConfigDirs(readFlaConfigDir(a), readFlaConfigDir(b));
+    if (json) {
+        std::cout << dumpJson(toJson(diff), 2) << '\n';
+    } else if (diff.empty()) {
+        std::cout << "identical\n";
+    } else {
+        for (const auto& change : diff.entries) std::cout << formatFlaConfigDirChange(change) << '\n';
+        for (const auto& other : diff.other) std::cout << "other: " << other << " differs\n";
+        std::cout << diff.entries.size() << " entry changes, " << diff.other.size() << " other changes\n";
+    }
+    return diff.empty() ? kExitOk : kExitInvalid;
 }
 
 namespace {

@@ -16,6 +16,7 @@
 #include "tunescope/formats/cublaslt_policy.hpp"
 #include "tunescope/formats/diff.hpp"
 #include "tunescope/formats/fla_cache.hpp"
+#include "tunescope/formats/fla_config_dir.hpp"
 #include "tunescope/formats/lookup.hpp"
 #include "tunescope/formats/profile.hpp"
 #include "tunescope/formats/report.hpp"
@@ -88,18 +89,26 @@ void registerValidate(CLI::App& app, CliContext& ctx) {
         bool json = false;
     };
     auto args = std::make_shared<Args>();
-    auto* sub = app.add_subcommand("validate", "Check a profile, cuBLASLt report or FLA capture manifest against every rule");
+    auto* sub = app.add_subcommand("validate", "Check a profile, cuBLASLt report, FLA capture manifest or FLA_CONFIG_DIR "
+                                               "against every rule");
     sub->footer(
         "Prints one line per diagnostic (severity, rule, JSON Pointer, message) and a summary.\n"
         "Files listed in a profile's files[] are looked for beside it and their SHA-256 checked.\n"
         "Exit: 0 valid (warnings allowed), 1 invalid (schema errors included), 2 usage, unreadable file or JSON syntax "
         "error.\n"
         "An FLA capture manifest (\"format\": \"tunescope-fla-capture-v1\") is checked by its own rules: \"valid (...)\",\n"
-        "or exit 2 with one \"FILE: at /pointer: message\" line per fault on stderr.");
-    sub->add_option("file", args->file, "the profile or report")->required();
+        "or exit 2 with one \"FILE: at /pointer: message\" line per fault on stderr.\n"
+        "A folder (or its tunescope-fla-config-dir.json) is checked as the FLA_CONFIG_DIR capture export-fla wrote:\n"
+        "the manifest, its digest, every listed file's size, SHA-256, FLA format and entry count, unlisted files;\n"
+        "\"DIR: valid (FLA_CONFIG_DIR, ...)\" or exit 2 with one line per fault on stderr.");
+    sub->add_option("file", args->file, "the profile, report, capture manifest or FLA_CONFIG_DIR")->required();
     sub->add_flag("--json", args->json,
                   "print {\"file\", \"valid\", \"diagnostics\": [{\"severity\", \"rule\", \"path\", \"message\"}]}");
     sub->callback([args, &ctx] {
+        if (isFlaConfigDirPath(args->file)) {  // a folder capture export-fla wrote (docs/fla-capture.md)
+            ctx.exitCode = runConfigDirValidate(args->file, args->json);
+            return;
+        }
         if (isCaptureManifestFile(args->file)) {  // an FLA capture manifest: its own rules (docs/fla-capture.md)
             ctx.exitCode = runCaptureValidate(args->file);
             return;
@@ -192,25 +201,45 @@ void registerLookup(CLI::App& app, CliContext& ctx) {
         std::int64_t batch = 0, paddedTokens = 0;
         bool json = false;
         PolicyLookupArgs policy;
+        std::string kernel, key;  // FLA_CONFIG_DIRs
     };
     auto args = std::make_shared<Args>();
     auto* sub = app.add_subcommand("lookup", "What production does for one shape: NB, autotune key and config "
-                                             "(profiles), or which algorithm a cuBLASLt policy gives one GEMM");
+                                             "(profiles), which algorithm a cuBLASLt policy gives one GEMM, or "
+                                             "which config an FLA_CONFIG_DIR gives one kernel and key");
     sub->footer(
         "Profiles: NB = ceil(batch * padded_tokens * key_heads / 65536), as FLA computes it (--batch, --padded-tokens).\n"
         "cuBLASLt policies: the GEMM in the explorer's row-major terms (--m --n --k [--dtype] [--layout]); with --gpu,\n"
         "--arch and --cublaslt-version the answer is what the loaders decide there (before cublasLtMatmulAlgoCheck).\n"
-        "Exit: 0 the profile has a config / the policy's entry is used, 1 the shape is outside `supported` (the\n"
-        "unknown_key policy answers) / the loaders fall back to the heuristic, 2 usage or unreadable/invalid file.");
-    sub->add_option("profile", args->profile, "the profile or cuBLASLt policy")->required();
+        "FLA_CONFIG_DIRs (a folder capture export-fla wrote, or its manifest): --kernel NAME lists the kernel's keys;\n"
+        "with --key (FLA's autotune key as a JSON array, or its key hash) the entry FLA_CACHE_MODE=strict loads.\n"
+        "Exit: 0 the profile has a config / the policy's entry is used / the folder has the kernel (and key), 1 the\n"
+        "shape is outside `supported` (the unknown_key policy answers) / the loaders fall back to the heuristic / no\n"
+        "such kernel or key in the folder, 2 usage or unreadable/invalid file or folder.");
+    sub->add_option("profile", args->profile, "the profile, cuBLASLt policy or FLA_CONFIG_DIR")->required();
     sub->add_option("--batch,-b", args->batch, "profiles: batch size B")->check(fitsInt64());
     sub->add_option("--padded-tokens,-l", args->paddedTokens, "profiles: padded sequence length L")->check(fitsInt64());
     addPolicyLookupOptions(sub, args->policy);
+    const std::string folderGroup = "FLA_CONFIG_DIR";
+    sub->add_option("--kernel", args->kernel, "FLA_CONFIG_DIRs: the kernel (its file is KERNEL.json)")->group(folderGroup);
+    sub->add_option("--key", args->key,
+                    "FLA_CONFIG_DIRs: FLA's autotune key as a JSON array ('[64, 128, \"torch.bfloat16\"]') or its "
+                    "32-digit key hash; without it the kernel's keys are listed")
+        ->group(folderGroup);
     sub->add_flag("--json", args->json,
                   "print {\"batch\", \"padded_tokens\", \"rows\", \"NB\", \"autotune_key\", \"outcome\", \"config\", "
                   "\"basis\", \"error\", \"unknown_key\"} (profiles) or {\"outcome\", \"entry\", \"fallback\", "
-                  "\"detail\", \"algo\"} (policies)");
+                  "\"detail\", \"algo\"} (policies) or {\"kernel_name\", \"outcome\", \"file\", \"key_hash\", "
+                  "\"autotune_key\", \"config\", \"best_timing\", \"keys\", \"keys_without_choice\", \"error\"} "
+                  "(FLA_CONFIG_DIRs)");
     sub->callback([args, sub, &ctx] {
+        if (isFlaConfigDirPath(args->profile)) {
+            if (args->kernel.empty()) throw Error("", "", "lookup in an FLA_CONFIG_DIR needs --kernel NAME [--key KEY]");
+            ctx.exitCode = runConfigDirLookup(args->profile, args->kernel, args->key, args->json);
+            return;
+        }
+        if (!args->kernel.empty() || !args->key.empty())
+            throw Error(args->profile, "", "--kernel and --key are for FLA_CONFIG_DIRs (a folder capture export-fla wrote)");
         if (detectDocumentKind(readJsonFile(args->profile)) == DocumentKind::CublasLtPolicy) {
             ctx.exitCode = runPolicyLookup(args->profile, args->policy, args->json);
             return;
@@ -241,15 +270,28 @@ void registerDiff(CLI::App& app, CliContext& ctx) {
     };
     auto args = std::make_shared<Args>();
     auto* sub = app.add_subcommand("diff", "Per-NB config and basis changes between two profiles (or per-entry "
-                                           "changes between two cuBLASLt policies)");
+                                           "changes between two cuBLASLt policies, or per kernel and key between two "
+                                           "FLA_CONFIG_DIRs)");
     sub->footer(
         "One line per changed NB (\"NB 14: config ... -> ...; basis ... -> ...\"), then other members that differ\n"
         "(\"other: replace /status\").\n"
-        "Exit: 0 identical, 1 different, 2 usage or unreadable/invalid profile.");
+        "Two FLA_CONFIG_DIRs (folders or their manifests): one line per kernel and key whose entry was added, removed,\n"
+        "or holds another config, timing or key, then the manifest members that differ (capture, choices, device,\n"
+        "stack, keys_without_choice).\n"
+        "Exit: 0 identical, 1 different, 2 usage or unreadable/invalid profile or folder.");
     sub->add_option("a", args->a, "the profile before")->required();
     sub->add_option("b", args->b, "the profile after")->required();
     sub->add_flag("--json", args->json, "print {\"identical\", \"policy\": [...], \"other\": [...]}");
     sub->callback([args, &ctx] {
+        const bool folderA = isFlaConfigDirPath(args->a), folderB = isFlaConfigDirPath(args->b);
+        if (folderA != folderB)
+            throw Error(folderA ? args->b : args->a, "",
+                        "not an FLA_CONFIG_DIR while the other is: diff compares two folders capture export-fla wrote, "
+                        "not a folder and a file");
+        if (folderA) {
+            ctx.exitCode = runConfigDirDiff(args->a, args->b, args->json);
+            return;
+        }
         const DocumentKind kindA = detectDocumentKind(readJsonFile(args->a));
         const DocumentKind kindB = detectDocumentKind(readJsonFile(args->b));
         if ((kindA == DocumentKind::CublasLtPolicy) != (kindB == DocumentKind::CublasLtPolicy))

@@ -1,5 +1,6 @@
 // hash, keygen, sign, verify: digests of files and of their RFC 8785 canonical form, Ed25519 keys, and DSSE
-// signatures beside profiles. Exit codes: 0 ok, 1 bad signature / wrong key, 2 usage or I/O error.
+// signatures beside profiles, cuBLASLt policies and FLA_CONFIG_DIRs (through their manifest). Exit codes: 0 ok,
+// 1 bad signature / wrong key / a signed folder's file changed, 2 usage or I/O error.
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -9,6 +10,7 @@
 #include "tunescope/base/canonical_json.hpp"
 #include "tunescope/base/errors.hpp"
 #include "tunescope/base/hashing.hpp"
+#include "tunescope/formats/fla_config_dir.hpp"
 #include "tunescope/formats/signing.hpp"
 
 namespace tunescope::cli {
@@ -76,22 +78,51 @@ void registerSign(CLI::App& app, CliContext& ctx) {
     auto options = std::make_shared<Options>();
     CLI::App* command = app.add_subcommand(
         "sign", "Sign a profile's canonical form with an Ed25519 key; writes a DSSE envelope PROFILE.sig.json");
-    command->add_option("PROFILE", options->profile, "Profile (any JSON file) to sign")->required();
+    command->add_option("PROFILE", options->profile,
+                        "Profile (any JSON file) to sign, or an FLA_CONFIG_DIR (the folder or its manifest)")
+        ->required();
     command->add_option("--key", options->key, "Private key file (NAME.pem from keygen)")->required();
     command->add_option("--passphrase-file", options->passphraseFile, "Passphrase of an encrypted private key: a file, or a pipe or descriptor such as /dev/fd/3 "
                         "(the passphrase need never be on disk)");
     command->add_option("--out", options->out, "Signature file to write (default: PROFILE.sig.json)");
-    command->footer("Exit codes: 0 ok, 2 usage or I/O error (unreadable profile or key, encrypted key without or "
-                    "with the wrong passphrase, numbers that have no exact canonical form).");
+    command->footer("An FLA_CONFIG_DIR is signed through its manifest (DIR/tunescope-fla-config-dir.json.sig.json, "
+                    "payloadType application/vnd.tunescope.fla-config-dir+json), which lists every file's SHA-256; "
+                    "a folder that does not validate is refused. Exit codes: 0 ok, 2 usage or I/O error (unreadable "
+                    "profile or key, encrypted key without or with the wrong passphrase, numbers that have no exact "
+                    "canonical form, a folder that does not validate).");
     command->callback([options, &ctx] {
         for (const std::string& warning : secretFileWarnings(options->key, optionalPath(options->passphraseFile)))
             std::cerr << "tunescope-cli: warning: " << warning << '\n';
-        const SignResult result = signProfile(options->profile, options->key, optionalPath(options->passphraseFile),
-                                              optionalPath(options->out));
+        const bool folder = isFlaConfigDirPath(options->profile);
+        const SignResult result =
+            folder ? signFlaConfigDir(options->profile, options->key, optionalPath(options->passphraseFile),
+                                      optionalPath(options->out))
+                   : signProfile(options->profile, options->key, optionalPath(options->passphraseFile),
+                                 optionalPath(options->out));
         std::cout << "wrote " << result.signatureFile.string() << ", key id " << result.keyId
-                  << ", canonical sha256 " << result.canonicalSha256 << '\n';
+                  << ", canonical sha256 " << result.canonicalSha256
+                  << (folder ? " (the folder's manifest, which lists every file's SHA-256)" : "") << '\n';
         ctx.exitCode = kExitOk;
     });
+}
+
+// A folder's verdict: the manifest's signature, then its files against the signed manifest.
+int printFolderVerdict(const FlaConfigDirVerifyResult& result) {
+    const VerifyResult& signature = result.signature;
+    if (!signature.ok) {
+        std::cout << "BAD signature (key id " << signature.keyId << "): " << signature.reason << '\n';
+        return kExitInvalid;
+    }
+    if (!result.folderFaults.empty()) {
+        std::cout << "BAD signature (key id " << signature.keyId << "): the manifest's signature holds, but the folder "
+                  << "does not match the signed manifest (" << result.folderFaults.size() << " fault"
+                  << (result.folderFaults.size() == 1 ? "" : "s") << "):\n";
+        for (const auto& fault : result.folderFaults) std::cout << "BAD " << fault.what() << '\n';
+        return kExitInvalid;
+    }
+    std::cout << "good signature, key id " << signature.keyId << "; " << result.files << " kernel file"
+              << (result.files == 1 ? "" : "s") << " match the signed manifest\n";
+    return kExitOk;
 }
 
 void registerVerify(CLI::App& app, CliContext& ctx) {
@@ -103,13 +134,22 @@ void registerVerify(CLI::App& app, CliContext& ctx) {
     auto options = std::make_shared<Options>();
     CLI::App* command = app.add_subcommand(
         "verify", "Check a profile's signature (PROFILE.sig.json) against a public key and the profile as it is now");
-    command->add_option("PROFILE", options->profile, "Signed profile")->required();
+    command->add_option("PROFILE", options->profile, "Signed profile, or FLA_CONFIG_DIR (the folder or its manifest)")
+        ->required();
     command->add_option("--pubkey", options->publicKey, "Public key file (NAME.pub.pem)")->required();
     command->add_option("--sig", options->signature, "Signature file (default: PROFILE.sig.json)");
     command->footer("Prints \"good signature, key id XXXX\" when the signature holds, else the reason. Exit codes: "
                     "0 good signature; 1 bad signature (wrong key, altered signature file, profile changed since "
-                    "signing); 2 usage or I/O error (missing files, unreadable key, invalid profile JSON).");
+                    "signing); 2 usage or I/O error (missing files, unreadable key, invalid profile JSON). "
+                    "An FLA_CONFIG_DIR: its manifest's signature (default DIR/tunescope-fla-config-dir.json.sig.json), "
+                    "then every file against the signed manifest: a changed, missing or unlisted kernel file is BAD "
+                    "(exit 1), one line naming each file.");
     command->callback([options, &ctx] {
+        if (isFlaConfigDirPath(options->profile)) {
+            ctx.exitCode = printFolderVerdict(
+                verifyFlaConfigDir(options->profile, options->publicKey, optionalPath(options->signature)));
+            return;
+        }
         const VerifyResult result = verifyProfile(options->profile, options->publicKey, optionalPath(options->signature));
         if (result.ok) {
             std::cout << "good signature, key id " << result.keyId << '\n';

@@ -30,6 +30,11 @@ void registerCaptureCommands(CLI::App& app, CliContext& ctx);   // capture plan,
 // FLA capture manifests (cmd_capture.cpp), reached from validate and sweep --manifest. Each returns the exit code.
 bool isCaptureManifestFile(const std::string& file);  // a "format" of tunescope-fla-capture-v...
 int runCaptureValidate(const std::string& file);      // valid (...) or exit 2 with FILE: at /pointer: message
+// FLA_CONFIG_DIRs that capture export-fla wrote (cmd_capture.cpp), reached from validate, lookup and diff when the
+// argument is a folder or its manifest (isFlaConfigDirPath). Each returns the exit code.
+int runConfigDirValidate(const std::string& path, bool json);  // valid (FLA_CONFIG_DIR, ...) or exit 2 per fault
+int runConfigDirLookup(const std::string& path, const std::string& kernel, const std::string& key, bool json);
+int runConfigDirDiff(const std::string& a, const std::string& b, bool json);
 // sweep --manifest: --dry-run prints the plan; on a CUDA device of the capture's architecture every captured kernel and
 // key is replayed, checked and timed (docs/fla-capture.md, section 10); elsewhere a refusal naming why.
 struct CaptureSweepArgs {

@@ -150,3 +150,18 @@ endforeach()
 tunescope_capture_cli_test(cli_capture_export_fla_refuses_handmade 2 "the capture records no choice of FLA's"
   capture export-fla ${TUNESCOPE_FLA_CAPTURE_DATA}/gdr-fwd-T4096-handmade.json --captured-choices
   --out ${CMAKE_BINARY_DIR}/capture-export-refused-handmade)
+
+# The folder export-fla writes, through validate, lookup, sign, verify and diff, and copies with one planted fault
+# each: a changed kernel file, an edited manifest, an unlisted and a missing file, cross-kind signatures
+# (tests/cli/scripts/config_dir.cmake, docs/fla-capture.md section 9 "The folder").
+set(TUNESCOPE_CONFIG_DIR_PYTHON "")
+if(Python3_Interpreter_FOUND)
+  set(TUNESCOPE_CONFIG_DIR_PYTHON -DPYTHON=${Python3_EXECUTABLE} -DCHECK=${CMAKE_CURRENT_SOURCE_DIR}/fla_config_dir_check.py)
+endif()
+add_test(NAME cli_capture_config_dir
+  COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:tunescope-cli> -DCAPTURE=${TUNESCOPE_FLA_FIXTURE}
+          -DCHOICES=${TUNESCOPE_FLA_CHOICES}/h100-gdr-fwd-T4096-scripted.json
+          -DPROFILE=${CMAKE_SOURCE_DIR}/profiles/fla-l2norm-gfx942-profile.json
+          -DWORK=${CMAKE_BINARY_DIR}/capture-config-dir ${TUNESCOPE_CONFIG_DIR_PYTHON}
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/scripts/config_dir.cmake)
+set_tests_properties(cli_capture_config_dir PROPERTIES ENVIRONMENT "${TUNESCOPE_TEST_ENV}" TIMEOUT 120)

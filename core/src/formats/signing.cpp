@@ -22,6 +22,7 @@
 #include "tunescope/base/hashing.hpp"
 #include "tunescope/base/json_io.hpp"
 #include "tunescope/formats/cublaslt_policy.hpp"
+#include "tunescope/formats/fla_config_dir.hpp"
 
 namespace tunescope {
 namespace fs = std::filesystem;
@@ -239,8 +240,9 @@ std::string firstDifference(const Json& signedValue, const Json& currentValue, c
 std::string_view payloadTypeOfCanonical(const std::string& canonical) {
     try {
         const Json document = parseJson(canonical, "");
-        if (document.is_object() && document.value("format", Json()) == Json(std::string(kCublasLtPolicyFormat)))
-            return kCublasLtPolicyPayloadType;
+        const Json format = document.is_object() ? document.value("format", Json()) : Json();
+        if (format == Json(std::string(kCublasLtPolicyFormat))) return kCublasLtPolicyPayloadType;
+        if (format == Json(std::string(kFlaConfigDirFormat))) return kFlaConfigDirPayloadType;
     } catch (const Error&) {
     }
     return kProfilePayloadType;
@@ -268,11 +270,12 @@ VerifyResult verifyEnvelope(const std::string& envelopeText, const std::string& 
         return failure(keyId, "at /payloadType: missing or not a string");
     const std::string& payloadType = typeIt->get_ref<const std::string&>();
     const std::string_view expectedType = payloadTypeOfCanonical(canonicalProfile);
+    const bool tuneScopeType = payloadType == kProfilePayloadType || payloadType == kCublasLtPolicyPayloadType ||
+                               payloadType == kFlaConfigDirPayloadType;
     if (payloadType != expectedType)
         return failure(keyId, "at /payloadType: \"" + payloadType + "\" is not \"" + std::string(expectedType) + "\"; " +
-                                  (payloadType == kProfilePayloadType || payloadType == kCublasLtPolicyPayloadType
-                                       ? "a signature made for another kind of document"
-                                       : "this is not a TuneScope signature"));
+                                  (tuneScopeType ? "a signature made for another kind of document"
+                                                 : "this is not a TuneScope signature"));
     const auto payloadIt = envelope.find("payload");
     if (payloadIt == envelope.end() || !payloadIt->is_string()) return failure(keyId, "at /payload: missing or not a string");
     const std::optional<std::string> payload = base64Decode(payloadIt->get_ref<const std::string&>());

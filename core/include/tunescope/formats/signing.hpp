@@ -16,7 +16,8 @@ namespace tunescope {
 // kind of document cannot be passed off as a profile signature.
 inline constexpr std::string_view kProfilePayloadType = "application/vnd.tunescope.profile+json";
 // A cuBLASLt policy ("format": "tunescope-cublaslt-policy-v1") is signed under kCublasLtPolicyPayloadType
-// (cublaslt_policy.hpp) instead; every other JSON document under kProfilePayloadType, as before.
+// (cublaslt_policy.hpp) instead, the manifest of an FLA_CONFIG_DIR ("format": "tunescope-fla-config-dir-v1") under
+// kFlaConfigDirPayloadType (fla_config_dir.hpp); every other JSON document under kProfilePayloadType, as before.
 
 struct KeyPairFiles {
     std::filesystem::path privateKeyFile;  // NAME.pem, mode 0600
