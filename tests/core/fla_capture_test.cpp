@@ -33,10 +33,7 @@ namespace {
 
 using plain_test::g_failures;
 
-fs::path sourceDir() {
-    const char* dir = std::getenv("TUNESCOPE_SOURCE_DIR");
-    return dir ? fs::path(dir) : fs::path(".");
-}
+using plain_test::sourceDir;
 fs::path captureData() { return sourceDir() / "tests" / "data" / "fla-capture"; }
 fs::path sample() { return captureData() / "gdr-fwd-T4096-handmade.json"; }
 fs::path h100Fixture() { return captureData() / "h100-gdr-fwd-T4096.json"; }

@@ -27,10 +27,7 @@ namespace {
 
 using plain_test::g_failures;
 
-fs::path captureData() {
-    const char* dir = std::getenv("TUNESCOPE_SOURCE_DIR");
-    return (dir ? fs::path(dir) : fs::path(".")) / "tests" / "data" / "fla-capture";
-}
+fs::path captureData() { return plain_test::sourceDir() / "tests" / "data" / "fla-capture"; }
 
 const fs::path& scratch() {
     static const fs::path dir = plain_test::tempDir("tunescope-fla-config-dir", "all");

@@ -22,6 +22,12 @@ inline std::filesystem::path tempDir(const std::string& prefix, const std::strin
     return dir;
 }
 
+// The source tree (TUNESCOPE_SOURCE_DIR, set by CMake, else the working folder): committed fixtures and captures.
+inline std::filesystem::path sourceDir() {
+    const char* dir = std::getenv("TUNESCOPE_SOURCE_DIR");
+    return dir ? std::filesystem::path(dir) : std::filesystem::path(".");
+}
+
 // The committed seed profile (TUNESCOPE_PROFILES, set by CMake, else ./profiles).
 inline std::filesystem::path seedProfile() {
     const char* dir = std::getenv("TUNESCOPE_PROFILES");

@@ -32,10 +32,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path sourceDir() {
-    const char* dir = std::getenv("TUNESCOPE_SOURCE_DIR");
-    return dir ? fs::path(dir) : fs::path(".");
-}
+using plain_test::sourceDir;
 fs::path h100Dir() { return sourceDir() / "bench" / "results" / "h100-run14" / "issue24a"; }
 fs::path h100Capture() { return h100Dir() / "fla-capture.json"; }
 fs::path t4096Fixture() { return sourceDir() / "tests" / "data" / "fla-capture" / "h100-gdr-fwd-T4096.json"; }
