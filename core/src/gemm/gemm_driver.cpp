@@ -776,7 +776,10 @@ void reserveScreenAndConfirm(Exploration& x) {
     // of one shape found different finalists). At the defaults they add at most ~30 s. So do the sibling finalists'
     // confirm blocks (at most siblingFinalists entries, ~3.7 s each sustained at the defaults, only when siblings
     // come within siblingTolerance of the best): reserved, 3 of them would take ~11 s of a 60 s budget's ~15 s of
-    // search, and in the scripted CI model the search then got no time at all.
+    // search, and in the scripted CI model the search then got no time at all. The heuristic finalists' blocks
+    // (ExploreOptions::heuristicFinalists, only those that screened faster than the top) and an A/A retry's rounds
+    // (only when the A/A control failed) run on top of the budget too: reserving them starved the scripted search
+    // below 100 candidates.
     double confirmReserve = confirmSeconds(settings, Regime::Sustained, confirmEntries, baselineMs) +
                             confirmSeconds(settings, Regime::Burst, burstEntries, baselineMs);
     // A budget too small for the confirm stage as set shortens its blocks and gaps (never its rounds), so that
@@ -847,8 +850,19 @@ void runGuidedSearch(Exploration& x) {
 }
 
 // Screen: the best eligible candidates of the first pass (by time over their neighbouring top items), plus the
-// requested ones, again against the top in `passes` randomly ordered passes. The score is the median of all
+// requested ones and cuBLASLt's first answers after the top (ExploreOptions::heuristicFinalists), again against
+// the top in `passes` randomly ordered passes. The score is the median of all
 // the candidate's ratios, so one lucky moment does not make a finalist.
+// cuBLASLt's first `heuristicFinalists` answers after the top, in its order: the same in every run of a shape.
+std::vector<int> firstHeuristicAnswers(const Exploration& x) {
+    std::vector<int> ids;
+    for (const Candidate& c : x.r.candidates) {
+        if (int(ids.size()) >= x.options.heuristicFinalists) break;
+        if (c.index != 0 && c.source.rfind("heuristic", 0) == 0) ids.push_back(c.index);
+    }
+    return ids;
+}
+
 void screenShortlist(Exploration& x) {
     ExplorationResult& r = x.r;
     auto eligible = [&](const Candidate& c) { return eligibleUnderRule(c, r.rule); };
@@ -863,6 +877,14 @@ void screenShortlist(Exploration& x) {
     screened = pool;
     for (int id : x.requested)
         if (id != 0 && eligible(r.candidates[std::size_t(id)])) screened.push_back(id);
+    // cuBLASLt's first answers whose first pass read faster than the top are screened even when the pool's cut
+    // missed them, so that they can be heuristic finalists (chooseFinalists).
+    for (int id : firstHeuristicAnswers(x)) {
+        const Candidate& c = r.candidates[std::size_t(id)];
+        const bool fasterFirst = c.firstPass && c.firstPass->relativeToTop > 0 && c.firstPass->relativeToTop < 1.0;
+        if (fasterFirst && eligible(c) && std::find(screened.begin(), screened.end(), id) == screened.end())
+            screened.push_back(id);
+    }
     r.screenPasses = x.passes;
     if (screened.empty()) return;
     try {
@@ -916,6 +938,16 @@ void chooseFinalists(Exploration& x) {
         if (fromScreen > 0 && r.candidates[std::size_t(id)].screen->score >= 1.0) break;
         x.finalistIds.push_back(id);
         ++fromScreen;
+    }
+    // cuBLASLt's first answers after the top, in its order, when they screened faster than the top.
+    for (int id : firstHeuristicAnswers(x)) {
+        const Candidate& c = r.candidates[std::size_t(id)];
+        const bool faster = c.screen && c.screen->score > 0 && c.screen->score < 1.0;
+        if (!faster || !eligibleUnderRule(c, r.rule) ||
+            std::find(x.finalistIds.begin(), x.finalistIds.end(), c.index) != x.finalistIds.end())
+            continue;
+        x.finalistIds.push_back(c.index);
+        r.heuristicFinalists.push_back(c.index);
     }
     for (int id : x.finalistIds) {
         const Candidate& c = r.candidates[std::size_t(id)];
@@ -1132,8 +1164,22 @@ void confirmSustained(Exploration& x) {
     const double thresholdPercent = 100.0 * r.rule.noiseThreshold;
     ConfirmSettings sustainedSettings = settings;
     if (r.rule.regime != Regime::Sustained) sustainedSettings.extraRounds = 0;  // only the deciding regime is extended
-    const ConfirmRun sustained = runSequentialConfirm(x.backend, entriesFor(x, sustainedIds), Regime::Sustained,
-                                                      sustainedSettings, r.dataSeed + 1, thresholdPercent);
+    ConfirmRun sustained = runSequentialConfirm(x.backend, entriesFor(x, sustainedIds), Regime::Sustained,
+                                                sustainedSettings, r.dataSeed + 1, thresholdPercent);
+    // A failed A/A control means these rounds cannot tell identical work apart: measure again in fresh rounds and
+    // decide on those (the retry does not look at any finalist's gain).
+    for (int retry = 1; r.rule.regime == Regime::Sustained && retry <= x.options.aaRetries; ++retry) {
+        const std::size_t aa = sustainedIds.size();
+        if (!sustained.errors[0].empty() || !sustained.errors[aa].empty() || !sustained.entries[aa].vsTop.valid() ||
+            sustained.entries[aa].vsTop.containsZero99())
+            break;
+        r.discardedAaControls.push_back(sustained.entries[aa]);
+        x.say("sustained A/A control failed (" + describeGain(sustained.entries[aa].vsTop) +
+              "): the confirm rounds again, fresh (retry " + std::to_string(retry) + " of " +
+              std::to_string(x.options.aaRetries) + ")");
+        sustained = runSequentialConfirm(x.backend, entriesFor(x, sustainedIds), Regime::Sustained, sustainedSettings,
+                                         r.dataSeed + 1 + 0x100ull * std::uint64_t(retry), thresholdPercent);
+    }
     for (std::size_t e : sustained.extended) r.extendedSustained.push_back(sustainedIds[e]);
     if (sustained.extraRounds > 0)
         x.say("sequential confirm (sustained): " + std::to_string(sustained.extended.size()) +
@@ -1189,7 +1235,9 @@ std::string screenAndConfirmMethod(const Exploration& x) {
     const ConfirmSettings& settings = x.settings;
     std::ostringstream method;
     method << "screen: the " << x.pool.size() << " best eligible first-pass candidates (time over the neighbouring "
-           << "heuristic-top items) and " << (x.screened.size() - x.pool.size()) << " requested, in " << x.passes
+           << "heuristic-top items) and " << (x.screened.size() - x.pool.size())
+           << " more (requested, or among cuBLASLt's first " << x.options.heuristicFinalists
+           << " answers after the top), in " << x.passes
            << " randomly ordered passes against the top (every " << kTopEvery << " items), score = median ratio; ";
     if (!r.siblings.of.empty())
         method << "siblings: the " << r.siblings.of.size() << " screened finalists with every other custom option and "
@@ -1200,6 +1248,13 @@ std::string screenAndConfirmMethod(const Exploration& x) {
                << "and within " << 100.0 * x.options.siblingTolerance << "% of the best finalist's in the same passes "
                << "added as finalists (" << r.siblings.finalists.size() << "), so that runs whose searches timed "
                << "different neighbours confirm the same ones; ";
+    if (!r.heuristicFinalists.empty())
+        method << "heuristic finalists: " << r.heuristicFinalists.size() << " of cuBLASLt's first "
+               << x.options.heuristicFinalists << " answers after the top screened faster than it and were confirmed "
+               << "too (the same answers in every run); ";
+    if (!r.discardedAaControls.empty())
+        method << "the sustained A/A control failed " << r.discardedAaControls.size()
+               << " time(s), and the confirm rounds ran again, fresh; ";
     method << "confirm: the top, " << x.finalistIds.size()
            << " finalists and an A/A control (the top entered twice) in " << settings.rounds << " balanced rounds of "
            << settings.blockSeconds << " s blocks back to back (warm-up "

@@ -250,7 +250,9 @@ Selection selectCandidate(const std::vector<Candidate>& candidates, int baseline
         return sel;
     }
     if (!aaControl->containsZero99()) {
+        // The rounds cannot tell the top from itself, so not from the finalists either: it is in their tie set.
         sel.tooNoisy = true;
+        addTopToTieSet(sel, best, "confirm", confirmed(candidates[std::size_t(best)])->vsTop);
         why << "too noisy to decide: the A/A control (the heuristic top against itself) differs by "
             << aaControl->gainPercent << "% (99% interval [" << aaControl->low99Percent << ", "
             << aaControl->high99Percent << "]) in the " << regime << " rounds; the heuristic top stays";
@@ -1313,6 +1315,10 @@ Json confirmToJson(const ExplorationResult& r) {
     confirm["aa_control"] = {{"sustained", r.aaSustained ? regimeToJson(*r.aaSustained) : Json(nullptr)},
                              {"burst", r.aaBurst ? regimeToJson(*r.aaBurst) : Json(nullptr)}};
     confirm["too_noisy"] = s.tooNoisy;
+    Json discarded = Json::array();
+    for (const RegimeMeasurement& m : r.discardedAaControls) discarded.push_back(pairedGainToJson(m.vsTop));
+    confirm["discarded_aa_controls"] = std::move(discarded);
+    confirm["heuristic_finalists"] = r.heuristicFinalists;
     const bool haveAlternative = s.bestAlternative >= 0 && s.bestAlternative < int(r.candidates.size());
     confirm["best_alternative_index"] = haveAlternative ? Json(s.bestAlternative) : Json(nullptr);
     if (haveAlternative) {

@@ -33,6 +33,15 @@ struct ExploreOptions {
     // A sibling's median ratio over the best finalist's in the same passes: at most 1 + this. A screen ratio is off
     // by ~3%; in the scripted CI model 2% admitted the tied option in 70 of 80 runs, 3% in 75.
     double siblingTolerance = 0.03;
+    // cuBLASLt's first answers after the top (its heuristic #1..#this) that screened faster than the top become
+    // finalists too. Their list is the same in every run, the screen's best is not (H100 run 17, 8192^3: three
+    // passes scatter a candidate by 3-7%, more than the best tiles differ), so two runs confirm at least these in
+    // common and their tie sets can meet.
+    int heuristicFinalists = 3;
+    // When the deciding regime's A/A control fails (the top against itself differs at 99%), the confirm stage runs
+    // again in fresh rounds, at most this many times, and decides on the last run (H100 run 17: one failed A/A kept
+    // the top against four finalists at +2.2..+3.5%). The discarded runs' A/A controls are reported.
+    int aaRetries = 1;
     ConfirmSettings confirm;
     bool coldL2 = true;
     // What times every sample (docs/explorer.md, "Timers"): events (the default: a GEMM block is long), cupti (each

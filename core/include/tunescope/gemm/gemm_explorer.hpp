@@ -224,7 +224,8 @@ struct Selection {
     std::vector<PairedGain> tieAnchorOver;
     // The heuristic top in the tie set: the final gain over it (`topTieGain`, of finalist `topTieCandidate`, from
     // the `topTieStage` rounds: "verification" or "confirm") has its 95% interval's lower end at or below the
-    // threshold, so it is a member like any finalist the anchor cannot be told from.
+    // threshold, or the A/A control failed (tooNoisy), so it is a member like any finalist the anchor cannot be
+    // told from.
     bool topInTieSet = false;
     int topTieCandidate = -1;
     std::string topTieStage;
@@ -239,9 +240,10 @@ inline constexpr const char* kTieRule =
     "the lowest configuration is selected: by algorithm id, then tile id, stages id, split-k, reduction scheme, "
     "custom option, CTA swizzle, inner shape and cluster shape. The heuristic top is a member too when the final "
     "gain over it (the verification's when one ran, else the confirm rounds') has its 95% interval's lower end at "
-    "or below the threshold; when the verification returns the selection to the heuristic top, or no finalist "
-    "cleared, the heuristic top is the pick of that tie set. Two runs that find the same tie set select the "
-    "same configuration";
+    "or below the threshold, and when the A/A control failed (the rounds cannot tell the top from itself); when "
+    "the verification returns the selection to the heuristic top, no finalist cleared, or the A/A control failed, "
+    "the heuristic top is the pick of that tie set. Two runs that find the same tie set select the same "
+    "configuration";
 
 // Candidates that may be selected under the rule: timed, no error, parity within the rule.
 bool eligibleUnderRule(const Candidate& candidate, const SelectionRule& rule);
@@ -378,6 +380,9 @@ struct ExplorationResult {
     } siblings;
     ConfirmSettings confirmSettings;
     std::optional<RegimeMeasurement> aaSustained, aaBurst;  // the A/A control (the top entered twice)
+    // ExploreOptions::aaRetries: the A/A controls of confirm runs discarded because they failed, oldest first.
+    std::vector<RegimeMeasurement> discardedAaControls;
+    std::vector<int> heuristicFinalists;  // finalists taken as cuBLASLt's first answers (ExploreOptions::heuristicFinalists)
     // The verification rounds (ConfirmSettings::verifyRounds) of the selection and of their A/A control, when they ran.
     std::optional<RegimeMeasurement> verification, verificationAa;
     std::vector<int> extendedSustained, extendedBurst;  // finalists given the sequential confirm's extra rounds
