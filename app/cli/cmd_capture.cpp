@@ -18,6 +18,7 @@
 #include "tunescope/formats/fla_config_dir.hpp"
 #include "tunescope/sweep/fla_capture_plan.hpp"
 #include "tunescope/sweep/fla_capture_replay.hpp"
+#include "tunescope/sweep/fla_capture_sweep_file.hpp"
 
 namespace tunescope::cli {
 
@@ -98,6 +99,31 @@ bool isCaptureManifestFile(const std::string& file) {
         // syntax error is reported as the capture checker reports it.
         return text.substr(0, 256).find("\"tunescope-fla-capture-v") != std::string::npos;
     }
+}
+
+bool isCaptureSweepFile(const std::string& file) {
+    try {
+        return isFlaCaptureSweepDocument(parseJson(readTextFile(file), file));
+    } catch (const Error&) {
+        return false;  // unreadable or malformed: the profile validator says why
+    }
+}
+
+int runCaptureSweepValidate(const std::string& file) {
+    const FlaCaptureSweepCheck check = checkFlaCaptureSweepFile(file);
+    for (const auto& f : check.faults) std::cerr << Error(check.file, f.pointer, f.message).what() << '\n';
+    if (!check.sweep) {
+        std::cerr << "tunescope-cli: " << check.file << ": refused, " << check.faults.size() << " fault"
+                  << (check.faults.size() == 1 ? "" : "s") << '\n';
+        return kExitUsageOrIo;
+    }
+    std::size_t chosen = 0;
+    for (const auto& d : check.sweep->sweep.decisions) chosen += d.chosen.has_value();
+    std::cout << check.file << ": valid (FLA capture sweep on " << check.sweep->sweep.device << ", timer "
+              << check.sweep->sweep.timer << ", L2 " << check.sweep->l2 << ", " << check.sweep->rounds << " rounds: "
+              << check.sweep->sweep.launches.size() << " launches, " << check.sweep->sweep.decisions.size()
+              << " decisions, " << chosen << " with a chosen config)\n";
+    return kExitOk;
 }
 
 int runCaptureValidate(const std::string& file) {

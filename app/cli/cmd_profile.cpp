@@ -98,6 +98,8 @@ void registerValidate(CLI::App& app, CliContext& ctx) {
         "error.\n"
         "An FLA capture manifest (\"format\": \"tunescope-fla-capture-v1\") is checked by its own rules: \"valid (...)\",\n"
         "or exit 2 with one \"FILE: at /pointer: message\" line per fault on stderr.\n"
+        "A capture sweep's results (\"format\": \"tunescope-fla-capture-sweep-v1\") are checked the same way: the\n"
+        "quantile order, eligible configs' totals, the chosen config the lowest eligible total.\n"
         "A folder (or its tunescope-fla-config-dir.json) is checked as the FLA_CONFIG_DIR capture export-fla wrote:\n"
         "the manifest, its digest, every listed file's size, SHA-256, FLA format and entry count, unlisted files;\n"
         "\"DIR: valid (FLA_CONFIG_DIR, ...)\" or exit 2 with one line per fault on stderr.");
@@ -111,6 +113,10 @@ void registerValidate(CLI::App& app, CliContext& ctx) {
         }
         if (isCaptureManifestFile(args->file)) {  // an FLA capture manifest: its own rules (docs/fla-capture.md)
             ctx.exitCode = runCaptureValidate(args->file);
+            return;
+        }
+        if (isCaptureSweepFile(args->file)) {  // sweep --manifest's results (docs/fla-capture.md section 10)
+            ctx.exitCode = runCaptureSweepValidate(args->file);
             return;
         }
         const ValidationResult result = validateFile(args->file);

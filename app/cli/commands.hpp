@@ -29,6 +29,8 @@ void registerCaptureCommands(CLI::App& app, CliContext& ctx);   // capture plan,
 
 // FLA capture manifests (cmd_capture.cpp), reached from validate and sweep --manifest. Each returns the exit code.
 bool isCaptureManifestFile(const std::string& file);  // a "format" of tunescope-fla-capture-v...
+bool isCaptureSweepFile(const std::string& file);      // a "format" of tunescope-fla-capture-sweep-v1
+int runCaptureSweepValidate(const std::string& file);  // valid (...) or exit 2 with FILE: at /pointer: message
 int runCaptureValidate(const std::string& file);      // valid (...) or exit 2 with FILE: at /pointer: message
 // FLA_CONFIG_DIRs that capture export-fla wrote (cmd_capture.cpp), reached from validate, lookup and diff when the
 // argument is a folder or its manifest (isFlaConfigDirPath). Each returns the exit code.

@@ -165,3 +165,14 @@ add_test(NAME cli_capture_config_dir
           -DWORK=${CMAKE_BINARY_DIR}/capture-config-dir ${TUNESCOPE_CONFIG_DIR_PYTHON}
           -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/scripts/config_dir.cmake)
 set_tests_properties(cli_capture_config_dir PROPERTIES ENVIRONMENT "${TUNESCOPE_TEST_ENV}" TIMEOUT 120)
+
+# The capture sweep's results file (sweep --manifest --out): validate reads it by its "format"; the H100's sweep of
+# run 17 is valid, and a chosen config that is not the lowest eligible total is refused with its pointer.
+tunescope_capture_cli_test(cli_capture_sweep_file_validate_h100 0
+  "valid (FLA capture sweep on cuda:0 NVIDIA H100 80GB HBM3 (sm_90), timer cupti, L2 cold, 2 rounds: 21 launches, 8 decisions, 8 with a chosen config)"
+  validate ${TUNESCOPE_FLA_CAPTURE_DATA}/sweep-h100-run17-launch-runs.json)
+tunescope_capture_cli_test(cli_capture_sweep_file_validate_small 0 "valid (FLA capture sweep on scripted"
+  validate ${TUNESCOPE_FLA_CAPTURE_DATA}/sweep-files/good-small.json)
+tunescope_capture_cli_test(cli_capture_sweep_file_refuses_chosen 2
+  "chosen-not-lowest.json: at /decisions/0/chosen_config: config 0 (total 0.800000 ms) is chosen, but eligible config 1 is faster"
+  validate ${TUNESCOPE_FLA_CAPTURE_DATA}/sweep-files/chosen-not-lowest.json)

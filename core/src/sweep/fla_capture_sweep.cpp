@@ -9,6 +9,7 @@
 
 #include "tunescope/base/errors.hpp"
 #include "tunescope/formats/fla_capture_export.hpp"
+#include "tunescope/sweep/fla_capture_sweep_file.hpp"
 #include "tunescope/sweep/fla_capture_plan.hpp"
 #include "tunescope/sweep/fla_capture_replay.hpp"
 
@@ -261,7 +262,7 @@ FlaCaptureSweep runFlaCaptureSweep(const FlaCapture& capture, Device& device, co
 
 Json toJson(const FlaCaptureSweep& sweep, const FlaSweepOptions& options) {
     Json out = Json::object();
-    out["format"] = "tunescope-fla-capture-sweep-v1";
+    out["format"] = std::string(kFlaCaptureSweepFormat);
     out["manifest"] = sweep.manifest;
     out["capture_digest"] = sweep.digest;
     out["device"] = sweep.device;
@@ -288,7 +289,7 @@ Json toJson(const FlaCaptureSweep& sweep, const FlaSweepOptions& options) {
             configs.push_back({{"config", c.config}, {"label", c.label}, {"eligible", c.eligible},
                                {"why", c.why.empty() ? Json() : Json(c.why)}, {"total_ms", c.totalMs},
                                {"total_p20_ms", c.totalP20Ms}, {"total_p80_ms", c.totalP80Ms}});
-        decisions.push_back({{"kernel_name", d.kernel_name}, {"key_hash", d.key_hash},
+        decisions.push_back({{"kernel_name", d.kernel_name}, {"key_hash", d.key_hash}, {"launch_runs", d.launchRuns},
                              {"chosen_config", d.chosen ? Json(*d.chosen) : Json()},
                              {"captured_choice", d.capturedChoice ? Json(*d.capturedChoice) : Json()},
                              {"configs", configs}});

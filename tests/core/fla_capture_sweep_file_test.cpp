@@ -1,0 +1,134 @@
+// The capture sweep's results file read back (issue 24, docs/fla-capture.md section 10): the H100's sweep of run 17
+// (BENCHMARKS.md) reads, as written and with its decisions' launch_runs; copies with one impossible record each are
+// refused with the JSON Pointer of that record. Plain C++ (no Qt), so it runs wherever the core builds.
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <string>
+
+#include "tunescope/base/json_io.hpp"
+#include "tunescope/sweep/fla_capture_sweep_file.hpp"
+
+#include "plain_test_support.hpp"
+
+using namespace tunescope;
+namespace fs = std::filesystem;
+
+namespace {
+
+using plain_test::g_failures;
+
+fs::path captureData() { return plain_test::sourceDir() / "tests" / "data" / "fla-capture"; }
+
+Json load(const std::string& name) { return parseJson(readTextFile(captureData() / name), name); }
+
+bool hasFault(const FlaCaptureSweepCheck& check, const std::string& pointer, const std::string& words) {
+    for (const auto& f : check.faults)
+        if (f.pointer == pointer && f.message.find(words) != std::string::npos) return true;
+    std::cerr << "expected a fault at " << pointer << " saying \"" << words << "\"; got:\n";
+    for (const auto& f : check.faults) std::cerr << "  " << f.pointer << ": " << f.message << "\n";
+    return false;
+}
+
+// One change to the file with launch_runs, then the fault it must cause.
+void refused(const std::string& what, const std::function<void(Json&)>& change, const std::string& pointer,
+             const std::string& words) {
+    Json doc = load("sweep-h100-run17-launch-runs.json");
+    change(doc);
+    const FlaCaptureSweepCheck check = checkFlaCaptureSweepJson(doc, "sweep.json");
+    if (check.sweep) std::cerr << what << ": accepted\n";
+    CHECK(!check.sweep);
+    const bool found = hasFault(check, pointer, words);
+    if (!found) std::cerr << "  (case: " << what << ")\n";
+    CHECK(found);
+}
+
+void readsTheH100Sweep() {
+    for (const char* name : {"sweep-h100-run17.json", "sweep-h100-run17-launch-runs.json"}) {
+        const FlaCaptureSweepCheck check = checkFlaCaptureSweepFile(captureData() / name);
+        for (const auto& f : check.faults) std::cerr << name << ": " << f.pointer << ": " << f.message << "\n";
+        CHECK(check.faults.empty());
+        CHECK(check.sweep.has_value());
+        if (!check.sweep) continue;
+        const FlaCaptureSweepFile& s = *check.sweep;
+        CHECK(s.sweep.launches.size() == 21);
+        CHECK(s.sweep.decisions.size() == 8);
+        CHECK(s.l2 == "cold" && s.rounds == 2 && s.sweep.timer == "cupti");
+        CHECK(s.launchRunsListed == (std::string(name).find("launch-runs") != std::string::npos));
+        CHECK(s.sweep.decisions[0].kernel_name == "l2norm_fwd_kernel" && s.sweep.decisions[0].chosen == 11u);
+        if (s.launchRunsListed) CHECK(s.sweep.decisions[3].launchRuns.size() == 3);  // cumsum: one key, three lengths
+    }
+}
+
+void refusesImpossibleRecords() {
+    refused("chosen not the lowest", [](Json& d) { d["decisions"][0]["chosen_config"] = 0; }, "/decisions/0/chosen_config",
+            "is faster");
+    refused("chosen not eligible", [](Json& d) {
+        d["decisions"][1]["configs"][3]["eligible"] = false;
+        d["decisions"][1]["configs"][3]["why"] = "planted";
+        d["decisions"][1]["chosen_config"] = 3;
+    }, "/decisions/1/chosen_config", "not eligible");
+    refused("nothing chosen though eligible", [](Json& d) { d["decisions"][2]["chosen_config"] = nullptr; },
+            "/decisions/2/chosen_config", "is eligible");
+    refused("p20 above the median", [](Json& d) {
+        Json& c = d["launches"][4]["configs"][1];
+        c["p20_ms"] = c["median_ms"].get<double>() * 1.5;
+    }, "/launches/4/configs/1/p20_ms", "cannot exceed the median");
+    refused("p80 below the median", [](Json& d) {
+        Json& c = d["decisions"][5]["configs"][2];
+        c["total_p80_ms"] = c["total_ms"].get<double>() * 0.5;
+    }, "/decisions/5/configs/2/total_p80_ms", "cannot be below the median");
+    refused("eligible without a total", [](Json& d) { d["decisions"][3]["configs"][1].erase("total_ms"); },
+            "/decisions/3/configs/1", "missing \"total_ms\"");
+    refused("eligible with a reason", [](Json& d) { d["decisions"][3]["configs"][1]["why"] = "planted"; },
+            "/decisions/3/configs/1/why", "must be null");
+    refused("not eligible without a reason", [](Json& d) { d["decisions"][3]["configs"][2]["eligible"] = false; },
+            "/decisions/3/configs/2/why", "says why");
+    refused("total not the sum of its launches", [](Json& d) {
+        Json& c = d["decisions"][6]["configs"][0];
+        for (const char* k : {"total_ms", "total_p20_ms", "total_p80_ms"}) c[k] = c[k].get<double>() * 1.01;
+    }, "/decisions/6/configs/0/total_ms", "not the sum");
+    refused("passed its check while failing to run", [](Json& d) {
+        d["launches"][2]["configs"][1]["error"] = "planted: launch failed";
+    }, "/launches/2/configs/1/check_passed", "cannot have passed");
+    refused("a launch of another kernel", [](Json& d) { d["decisions"][7]["launch_runs"][0] = 0; },
+            "/decisions/7/launch_runs/0", "is of l2norm_fwd_kernel");
+    refused("a launch that does not exist", [](Json& d) { d["decisions"][7]["launch_runs"][0] = 21; },
+            "/decisions/7/launch_runs/0", "one of the file's 21 launches");
+    refused("a second decision for a key", [](Json& d) { d["decisions"].push_back(d["decisions"][4]); },
+            "/decisions/8", "a second decision");
+    refused("a non-finite time", [](Json& d) { d["launches"][0]["configs"][0]["round_median_ms"][1] = -1.0; },
+            "/launches/0/configs/0/round_median_ms/1", "milliseconds");
+    refused("more round medians than rounds", [](Json& d) { d["rounds"] = 1; }, "/launches/0/configs/0/round_median_ms",
+            "the sweep ran 1 rounds");
+    refused("a reference config that did not run", [](Json& d) { d["launches"][3]["reference_config"] = 40; },
+            "/launches/3/reference_config", "not among");
+    refused("a key that is no md5", [](Json& d) { d["decisions"][0]["key_hash"] = "878A"; }, "/decisions/0/key_hash",
+            "32 lowercase hex");
+    refused("another format", [](Json& d) { d["format"] = "tunescope-fla-capture-sweep-v2"; }, "/format", "must be");
+    refused("an unknown regime", [](Json& d) { d["l2"] = "lukewarm"; }, "/l2", "cold");
+}
+
+void badFilesAreFaultsNotCrashes() {
+    const fs::path dir = plain_test::tempDir("tunescope-fla-sweep-file", "bad");
+    const fs::path truncated = dir / "truncated.json";
+    writeFileAtomic(truncated, readTextFile(captureData() / "sweep-h100-run17.json").substr(0, 5000));
+    const FlaCaptureSweepCheck a = checkFlaCaptureSweepFile(truncated);
+    CHECK(!a.sweep && a.faults.size() == 1);
+    const FlaCaptureSweepCheck b = checkFlaCaptureSweepFile(dir / "missing.json");
+    CHECK(!b.sweep && b.faults.size() == 1);
+    const FlaCaptureSweepCheck c = checkFlaCaptureSweepJson(Json::array(), "array.json");
+    CHECK(!c.sweep && c.faults.size() == 1 && c.faults[0].pointer.empty());
+    fs::remove_all(dir);
+}
+
+}  // namespace
+
+int main() {
+    readsTheH100Sweep();
+    refusesImpossibleRecords();
+    badFilesAreFaultsNotCrashes();
+    if (g_failures) std::cerr << g_failures << " check(s) failed\n";
+    else std::cout << "fla_capture_sweep_file: all checks passed\n";
+    return g_failures ? 1 : 0;
+}
