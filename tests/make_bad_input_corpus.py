@@ -40,6 +40,8 @@ def seeds():
                  b"BT,num_warps,num_stages\n8,1,3\n32,2,3\n"],
         # Last, so that adding it left the other kinds' files (drawn from the same random sequence) as they were.
         "policy": [read(os.path.join(HERE, "data", "cublaslt-policy", "policy.json"))],
+        # After policy for the same reason: the capture sweep's results file (sweep --manifest --out).
+        "capture-sweep": [read(os.path.join(HERE, "data", "fla-capture", "sweep-files", "good-small.json"))],
     }
 
 

@@ -106,8 +106,8 @@ foreach(input IN LISTS inputs)
   if(NOT KIND STREQUAL "results" AND base MATCHES "-member-([A-Za-z0-9_]+)-(null|array|number|string)$")
     set(member_pointer "/${CMAKE_MATCH_1}")
   endif()
-  set(pointer "")  # hash and validate read every kind, but know the members of profiles and reports only
-  if(KIND MATCHES "^(profile|report|policy)$")
+  set(pointer "")  # hash and validate read every kind, but know the members of profiles, reports, policies and sweeps only
+  if(KIND MATCHES "^(profile|report|policy|capture-sweep)$")
     set(pointer "${member_pointer}")
   endif()
   set(scratch "${WORK}/out")
