@@ -1,7 +1,14 @@
 // Every GUI model under QAbstractItemModelTester, fed with the seeds and a results file: the policy table with
 // result columns, validation, diff, JSON tree, cuBLASLt heuristics and split-k models; the validation panel's
 // jump to the named cell; plots (points drawn, hover text, exports).
+// QCustomPlot's header uses `foreach`; allow it for this include only, as the plotting code does.
+#undef QT_NO_FOREACH
+#include <qcustomplot.h>
+#undef foreach
+#define QT_NO_FOREACH
+
 #include <QAbstractItemModelTester>
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QImage>
@@ -16,11 +23,13 @@
 #include "documents/profiledocument.hpp"
 #include "documents/resultsdocument.hpp"
 #include "mainwindow.hpp"
+#include "models/capturesweepmodel.hpp"
 #include "models/cublasltpolicymodel.hpp"
 #include "models/diffmodel.hpp"
 #include "models/jsontreemodel.hpp"
 #include "models/policytablemodel.hpp"
 #include "models/validationmodel.hpp"
+#include "pages/capturesweepview.hpp"
 #include "pages/cublasltpolicyview.hpp"
 #include "pages/cublasltview.hpp"
 #include "pages/diffview.hpp"
@@ -28,6 +37,7 @@
 #include "pages/policyeditor.hpp"
 #include "pages/validationpanel.hpp"
 #include "sweep_test_fixtures.hpp"
+#include "tunescope/sweep/fla_capture_sweep_file.hpp"
 #include "tunescope/sweep/sweep.hpp"
 
 using namespace tunescope;
@@ -274,6 +284,63 @@ private slots:
         QVERIFY(!view->openPolicy(temp.filePath(QStringLiteral("missing.json")), &error));
         QVERIFY(error.contains(QStringLiteral("missing.json")));
         QCOMPARE(view->filePath(), edited);  // a file that does not load leaves the page as it was
+    }
+
+    // Issue 24: the capture sweep's results (the H100's sweep of BENCHMARKS.md run 17) on a page of their own, with a
+    // kernel-and-key selector; a file with an impossible record is refused with its pointer.
+    void captureSweepModelAndPage() {
+        const QString data = qEnvironmentVariable("TUNESCOPE_TESTDATA");
+        const QString sweep = QDir(data).filePath(QStringLiteral("fla-capture/sweep-h100-run17-launch-runs.json"));
+        const FlaCaptureSweepCheck check = checkFlaCaptureSweepFile(sweep.toStdString());
+        QVERIFY(check.sweep);
+        CaptureSweepModel model;
+        auto tester = test(&model);
+        model.setSweep(*check.sweep);
+        QCOMPARE(model.decisionCount(), 8);
+        QCOMPARE(model.rowCount(), 25);  // l2norm at T=4096: 25 configs
+        QCOMPARE(model.decisionLabel(0), QStringLiteral("l2norm_fwd_kernel, key 878a9638 (2 launches)"));
+        auto cell = [&](int row, int column, int role = Qt::DisplayRole) { return model.index(row, column).data(role); };
+        QCOMPARE(cell(11, CaptureSweepModel::PickColumn).toString(), QStringLiteral("chosen"));
+        QCOMPARE(cell(8, CaptureSweepModel::PickColumn).toString(), QStringLiteral("FLA's autotune"));
+        QCOMPARE(cell(11, CaptureSweepModel::RatioColumn).toString(), QStringLiteral("x1.000"));
+        QCOMPARE(cell(8, CaptureSweepModel::RatioColumn).toString(), QStringLiteral("x1.041"));
+        QCOMPARE(cell(11, CaptureSweepModel::LabelColumn).toString(), QStringLiteral("BT=16 num_warps=4 num_stages=3"));
+        for (int row = 0; row < model.rowCount(); ++row)  // the chosen config has the lowest total
+            QVERIFY(cell(row, CaptureSweepModel::TotalColumn, CaptureSweepModel::SortRole).toDouble() >=
+                    cell(11, CaptureSweepModel::TotalColumn, CaptureSweepModel::SortRole).toDouble());
+        model.setDecision(4);  // kkt_solve: FLA's autotune and the sweep agree
+        QCOMPARE(model.rowCount(), 6);
+        QCOMPARE(cell(3, CaptureSweepModel::PickColumn).toString(), QStringLiteral("chosen, FLA's autotune"));
+        model.setDecision(8);  // out of range: ignored
+        QCOMPARE(model.decision(), 4);
+
+        MainWindow window;
+        QVERIFY2(window.openFile(sweep, /*quiet=*/true), qPrintable(window.lastError()));
+        QCOMPARE(window.pages()->currentIndex(), int(MainWindow::Page::CaptureSweep));
+        CaptureSweepView* view = window.captureSweepView();
+        QVERIFY2(view->summaryText().contains(QStringLiteral("21 launches, 8 decisions (kernel, key), 8 with a chosen "
+                                                             "config, 3 where FLA's own autotune chose another")),
+                 qPrintable(view->summaryText()));
+        QCOMPARE(view->decisionBox()->count(), 8);
+        view->decisionBox()->setCurrentIndex(6);
+        QCOMPARE(view->model()->decision(), 6);
+        QCOMPARE(view->model()->rowCount(), 12);
+        QCOMPARE(view->plot()->graphCount(), 3);
+        QCOMPARE(view->plot()->graph(0)->dataCount(), 12);  // every eligible config of kernel_h
+        QCOMPARE(view->plot()->graph(1)->dataCount(), 1);   // the chosen one
+        // The page as it shows (TUNESCOPE_SCREENSHOT_DIR set: saved there, for docs/screenshots/capture-sweep.png).
+        window.resize(1280, 720);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const QImage shot = window.grab().toImage();
+        QVERIFY(!shot.isNull() && shot.width() >= 1280);
+        if (const QString dir = qEnvironmentVariable("TUNESCOPE_SCREENSHOT_DIR"); !dir.isEmpty())
+            QVERIFY(shot.save(QDir(dir).filePath(QStringLiteral("capture-sweep.png"))));
+        // A file with an impossible record: refused, the page keeps what it showed.
+        const QString bad = QDir(data).filePath(QStringLiteral("fla-capture/sweep-files/chosen-not-lowest.json"));
+        QVERIFY(!window.openFile(bad, true));
+        QVERIFY2(window.lastError().contains(QStringLiteral("/decisions/0/chosen_config")), qPrintable(window.lastError()));
+        QCOMPARE(view->filePath(), sweep);
     }
 
     void cublasLtModelsOnSeedReport() {

@@ -38,6 +38,7 @@
 #include "documents/resultsdocument.hpp"
 #include "models/jsontreemodel.hpp"
 #include "models/policytablemodel.hpp"
+#include "pages/capturesweepview.hpp"
 #include "pages/compareview.hpp"
 #include "pages/cublasltpolicyview.hpp"
 #include "pages/cublasltview.hpp"
@@ -54,6 +55,7 @@
 #include "tunescope/formats/fla_cache.hpp"
 #include "tunescope/formats/triton_cache.hpp"
 #include "tunescope/formats/validation.hpp"
+#include "tunescope/sweep/fla_capture_sweep_file.hpp"
 #include "widgets/elidinglabel.hpp"
 
 // The icons live in the ui library's resources; a static library needs them registered explicitly.
@@ -71,7 +73,7 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), profile_(new ProfileDocument(this)), results_(new ResultsDocument(this)),
       pages_(new QTabWidget(this)), editor_(new PolicyEditor(profile_, results_, this)),
       plots_(new PlotsView(profile_, results_, this)), sweep_(new SweepView(profile_, results_, this)),
-      cublasLt_(new CublasLtView(this)), cublasLtPolicy_(new CublasLtPolicyView(this)), diff_(new DiffView(profile_, this)), compare_(new CompareView(this)),
+      cublasLt_(new CublasLtView(this)), cublasLtPolicy_(new CublasLtPolicyView(this)), captureSweep_(new CaptureSweepView(this)), diff_(new DiffView(profile_, this)), compare_(new CompareView(this)),
       headToHead_(new HeadToHeadView(this)),
       watcher_(new QFileSystemWatcher(this)), documentTree_(new QTreeView(this)),
       documentModel_(new JsonTreeModel(this)), validation_(new ValidationPanel(profile_, this)),
@@ -107,6 +109,7 @@ MainWindow::MainWindow(QWidget* parent)
     pages_->addTab(compare_, tr("Compare"));
     pages_->addTab(headToHead_, tr("Head to head"));
     pages_->addTab(cublasLtPolicy_, tr("cuBLASLt policy"));
+    pages_->addTab(captureSweep_, tr("Capture sweep"));
     pages_->setUsesScrollButtons(true);
     setCentralWidget(pages_);
 
@@ -164,6 +167,7 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(cublasLt_, &CublasLtView::reportOpened, this, &MainWindow::addRecentFile);
     connect(cublasLtPolicy_, &CublasLtPolicyView::policyOpened, this, &MainWindow::addRecentFile);
+    connect(captureSweep_, &CaptureSweepView::sweepOpened, this, &MainWindow::addRecentFile);
 
     QSettings settings;
     // Geometry per screen (name and size): a layout made on a 2560x1440 monitor does not suit the laptop panel.
@@ -352,7 +356,10 @@ bool MainWindow::openFile(const QString& path, bool quiet) {
         // it with the same core reader as the CLI's import-triton); every other kind's loader stays strict.
         JsonReadOptions detect;
         detect.allowNonFiniteTokens = true;
-        kind = detectDocumentKind(readJsonFile(path.toStdString(), detect));
+        const Json document = readJsonFile(path.toStdString(), detect);
+        // A capture sweep has a "format" too: its own page, before the profile's detection takes it.
+        if (isFlaCaptureSweepDocument(document)) return openCaptureSweep(path, quiet);
+        kind = detectDocumentKind(document);
     } catch (const std::exception& e) {
         // Not one JSON document: maybe results (JSON Lines) under another name.
         QString resultsError;
@@ -474,6 +481,17 @@ bool MainWindow::openCublasLtPolicy(const QString& path, bool quiet) {
         return false;
     }
     showPage(Page::CublasLtPolicy);
+    showStatus(tr("Opened %1").arg(path), 5000);
+    return true;
+}
+
+bool MainWindow::openCaptureSweep(const QString& path, bool quiet) {
+    QString error;
+    if (!captureSweep_->openSweep(path, &error)) {
+        fail(tr("Open capture sweep"), error, quiet);
+        return false;
+    }
+    showPage(Page::CaptureSweep);
     showStatus(tr("Opened %1").arg(path), 5000);
     return true;
 }

@@ -20,6 +20,7 @@ class HeadToHeadView;
 class ElidingLabel;
 class CublasLtView;
 class CublasLtPolicyView;
+class CaptureSweepView;
 class DiffView;
 class JsonTreeModel;
 class PlotsView;
@@ -34,7 +35,7 @@ enum class DocumentKindHint { FlaConfig, TritonCache };
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    enum class Page { Policy, Plots, Sweep, CublasLt, Diff, Document, Compare, HeadToHead, CublasLtPolicy };
+    enum class Page { Policy, Plots, Sweep, CublasLt, Diff, Document, Compare, HeadToHead, CublasLtPolicy, CaptureSweep };
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -46,6 +47,7 @@ public:
     bool openResults(const QString& path, bool quiet = false);
     bool openReport(const QString& path, bool quiet = false);
     bool openCublasLtPolicy(const QString& path, bool quiet = false);
+    bool openCaptureSweep(const QString& path, bool quiet = false);  // sweep --manifest's results file
     // An FLA config file or a Triton autotune cache: imported into the open profile (one undo step), or made into
     // a new, unsaved profile when none is open (the core's import functions, as `import-fla` / `import-triton`).
     bool importFile(const QString& path, DocumentKindHint kind, bool quiet = false);
@@ -71,6 +73,7 @@ public:
     SweepView* sweepView() { return sweep_; }
     CublasLtView* cublasLtView() { return cublasLt_; }
     CublasLtPolicyView* cublasLtPolicyView() { return cublasLtPolicy_; }
+    CaptureSweepView* captureSweepView() { return captureSweep_; }
     DiffView* diffView() { return diff_; }
     CompareView* compareView() { return compare_; }
     HeadToHeadView* headToHeadView() { return headToHead_; }
@@ -121,6 +124,7 @@ private:
     SweepView* sweep_;
     CublasLtView* cublasLt_;
     CublasLtPolicyView* cublasLtPolicy_;
+    CaptureSweepView* captureSweep_;
     DiffView* diff_;
     CompareView* compare_;
     HeadToHeadView* headToHead_;

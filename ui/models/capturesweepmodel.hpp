@@ -1,0 +1,39 @@
+#pragma once
+// The capture sweep page's table (pages/capturesweepview): the results of `sweep --manifest` (docs/fla-capture.md
+// section 10) for one decision at a time, a kernel and its FLA key: one row per config with its label, whether it
+// was eligible (and why not), its total over the key's launches with p20 and p80, its ratio to the chosen config,
+// and which config the sweep chose and which FLA's own autotune chose in the capture.
+#include <QAbstractTableModel>
+
+#include "tunescope/sweep/fla_capture_sweep_file.hpp"
+
+namespace tunescope::ui {
+
+class CaptureSweepModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { ConfigColumn, LabelColumn, EligibleColumn, TotalColumn, P20Column, P80Column, RatioColumn, PickColumn, ColumnCount };
+    enum Role { SortRole = Qt::UserRole + 1 };  // totals and ratios as numbers
+    using QAbstractTableModel::QAbstractTableModel;
+
+    void setSweep(FlaCaptureSweepFile sweep);  // shows decision 0
+    const FlaCaptureSweepFile& sweep() const { return sweep_; }
+    int decisionCount() const { return int(sweep_.sweep.decisions.size()); }
+    // "l2norm_fwd_kernel, key 878a9638 (2 launches)": what the decision selector lists.
+    QString decisionLabel(int decision) const;
+    void setDecision(int decision);
+    int decision() const { return decision_; }
+    const FlaDecisionRun* currentDecision() const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    const FlaDecisionConfig* chosenConfig() const;
+    FlaCaptureSweepFile sweep_;
+    int decision_ = -1;
+};
+
+}  // namespace tunescope::ui
