@@ -85,6 +85,8 @@ struct ExploreArgs {
     int screenPasses = 2;
     int finalists = 3;
     int siblingFinalists = 3;
+    int heuristicFinalists = 3;
+    int aaRetries = 1;
     std::string regime = "sustained";
     std::string timer = kTimerEvents;
     ConfirmSettings confirm;
@@ -120,6 +122,10 @@ int runExplore(const ExploreArgs& args, CliContext& ctx) {
     options.timer = args.timer;
     if (args.siblingFinalists < 0) throw Error("", "", "--sibling-finalists must be 0 or more");
     options.siblingFinalists = args.siblingFinalists;
+    if (args.heuristicFinalists < 0) throw Error("", "", "--heuristic-finalists must be 0 or more");
+    options.heuristicFinalists = args.heuristicFinalists;
+    if (args.aaRetries < 0) throw Error("", "", "--aa-retries must be 0 or more");
+    options.aaRetries = args.aaRetries;
     options.screenCandidates = args.screen;
     options.screenPasses = args.screenPasses;
     options.rule.regime = regimeFromString(args.regime);
@@ -280,6 +286,13 @@ void registerExplorerCommands(CLI::App& app, CliContext& ctx) {
     explore->add_option("--sibling-finalists", exploreArgs->siblingFinalists,
                         "siblings of the best screened finalist (its other custom options and CTA swizzles) within "
                         "2% of it confirmed as finalists too (0: off)")
+        ->capture_default_str();
+    explore->add_option("--heuristic-finalists", exploreArgs->heuristicFinalists,
+                        "cuBLASLt's first answers after the top confirmed as finalists when they screen faster than "
+                        "it (0: off)")
+        ->capture_default_str();
+    explore->add_option("--aa-retries", exploreArgs->aaRetries,
+                        "times the sustained confirm stage runs again, fresh, when its A/A control fails (0: never)")
         ->capture_default_str();
     explore->add_option("--regime", exploreArgs->regime, "select on: sustained | burst (both are reported)")
         ->capture_default_str();

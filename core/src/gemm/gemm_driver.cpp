@@ -849,10 +849,6 @@ void runGuidedSearch(Exploration& x) {
                  "candidates[].error"});
 }
 
-// Screen: the best eligible candidates of the first pass (by time over their neighbouring top items), plus the
-// requested ones and cuBLASLt's first answers after the top (ExploreOptions::heuristicFinalists), again against
-// the top in `passes` randomly ordered passes. The score is the median of all
-// the candidate's ratios, so one lucky moment does not make a finalist.
 // cuBLASLt's first `heuristicFinalists` answers after the top, in its order: the same in every run of a shape.
 std::vector<int> firstHeuristicAnswers(const Exploration& x) {
     std::vector<int> ids;
@@ -863,6 +859,10 @@ std::vector<int> firstHeuristicAnswers(const Exploration& x) {
     return ids;
 }
 
+// Screen: the best eligible candidates of the first pass (by time over their neighbouring top items), plus the
+// requested ones and cuBLASLt's first answers after the top (ExploreOptions::heuristicFinalists), again against
+// the top in `passes` randomly ordered passes. The score is the median of all
+// the candidate's ratios, so one lucky moment does not make a finalist.
 void screenShortlist(Exploration& x) {
     ExplorationResult& r = x.r;
     auto eligible = [&](const Candidate& c) { return eligibleUnderRule(c, r.rule); };
