@@ -117,6 +117,12 @@ public:
         }
         return v;
     }
+    // A config index appears once per launch or decision; `at` is the config's entry.
+    bool firstTime(std::set<std::size_t>& seen, std::size_t config, const std::string& at, const char* within) {
+        if (seen.insert(config).second) return true;
+        fault(at + "/config", "config " + std::to_string(config) + " is listed twice in this " + within);
+        return false;
+    }
     bool object(const Json& v, const std::string& at) {
         if (v.is_object()) return true;
         fault(at, "must be an object");
@@ -179,10 +185,7 @@ std::optional<FlaLaunchRun> readLaunch(SweepReader& in, const Json& j, const std
             continue;
         }
         r.config = std::size_t(*index);
-        if (!seen.insert(r.config).second) {
-            in.fault(cat + "/config", "config " + std::to_string(r.config) + " is listed twice in this launch");
-            ok = false;
-        }
+        ok = in.firstTime(seen, r.config, cat, "launch") && ok;
         r.error = error.value_or("");
         r.checkPassed = *passed;
         r.check = *check;
@@ -318,10 +321,7 @@ std::optional<FlaDecisionRun> readDecision(SweepReader& in, const Json& j, const
         config.label = *label;
         config.eligible = *eligible;
         config.why = why.value_or("");
-        if (!seen.insert(config.config).second) {
-            in.fault(cat + "/config", "config " + std::to_string(config.config) + " is listed twice in this decision");
-            ok = false;
-        }
+        ok = in.firstTime(seen, config.config, cat, "decision") && ok;
         if (config.eligible) {
             if (!config.why.empty()) {
                 in.fault(cat + "/why", "an eligible config has no reason not to be (\"why\" must be null)");
