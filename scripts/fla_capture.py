@@ -20,6 +20,10 @@ CachedAutotuner.maybe_load_cached_config), wrapped in this process only; no FLA 
     python3 scripts/fla_capture.py --fla-config-from capture/fla-capture.json --fla-config-dir fla-own
     FLA_CONFIG_DIR=fla-own FLA_CACHE_MODE=strict python3 scripts/fla_capture.py --strict-run \\
         --spec-from capture/fla-capture.json --out strict.json
+    # outputs of an export against FLA's own autotune, by FLA's test tolerance; whole-op CUDA-graph replays:
+    python3 scripts/fla_capture.py --autotuned-run --spec-from capture/fla-capture.json --save-outputs auto.pt
+    FLA_CONFIG_DIR=export FLA_CACHE_MODE=strict python3 scripts/fla_capture.py --strict-run \\
+        --spec-from capture/fla-capture.json --compare-outputs auto.pt --graph-replays 300 --out strict.json
 
 Defaults: chunk_gated_delta_rule forward, use_qk_l2norm_in_kernel=True, B=1, H=HV=16, K=V=128, bf16, T=4096, inputs
 drawn as FLA's own test draws them (scripts/fla_manifest_check.py, OPS). Without torch only --fla-config-from and
@@ -46,6 +50,8 @@ SPEC_FORMAT = "tunescope-fla-capture-spec-v1"
 STRICT_FORMAT = "tunescope-fla-strict-run-v1"
 ARCHIVE_MEMBER_BUDGET = 15 * 1024 * 1024  # bytes of files per archive: the device's result files are <= 16 MiB
 ENV_PREFIXES = ("FLA_", "TRITON_")
+FLA_ERR_ATOL = 1e-6        # fla/utils/_testing.py assert_close's err_atol
+FLA_FORWARD_RATIO = 0.005  # FLA's tests/ops/test_gdn.py: chunk_gated_delta_rule's forward outputs (o, ht)
 
 
 class Refused(Exception):
@@ -676,9 +682,63 @@ def device_record(torch, triton, fla_cache):
             "total_memory_bytes": props.total_memory}
 
 
-def run_case(torch, rec, case, repeat, record):
+def fla_close(max_abs_err, err_ratio, ratio, err_atol=FLA_ERR_ATOL):
+    """FLA's own test rule (fla/utils/_testing.py, assert_close): equal enough when the largest absolute difference
+    is at most err_atol, else when the rms of the difference over the rms of the reference is below `ratio`. NaN
+    never passes."""
+    if max_abs_err != max_abs_err or err_ratio != err_ratio:
+        return False
+    return max_abs_err <= err_atol or err_ratio < ratio
+
+
+def compare_tensors(torch, name, ref, got, ratio):
+    """One output against the reference run's, as FLA's tests compare them (float32 on the device)."""
+    if tuple(ref.shape) != tuple(got.shape) or ref.dtype != got.dtype:
+        return {"name": name, "close": False, "why": f"shape/dtype {tuple(got.shape)} {got.dtype} vs "
+                                                      f"{tuple(ref.shape)} {ref.dtype}"}
+    r, g = ref.detach().float().flatten(), got.detach().float().flatten()
+    diff = r - g
+    max_abs = diff.abs().max().item() if diff.numel() else 0.0
+    err = diff.square().mean().sqrt().item() if diff.numel() else 0.0
+    base = r.square().mean().sqrt().item() if r.numel() else 0.0
+    err_ratio = err / (base + 1e-8)
+    nan = bool(torch.isnan(g).any().item())
+    return {"name": name, "max_abs_err": max_abs, "err_ratio": err_ratio, "ratio_bar": ratio,
+            "bitwise_equal": bool(torch.equal(ref, got)), "nan": nan,
+            "close": (not nan) and fla_close(max_abs, err_ratio, ratio)}
+
+
+def graph_replay_ms(torch, run, x, replays):
+    """The op captured once in a CUDA graph and replayed `replays` times back to back, each replay timed by CUDA
+    events (warm: the previous replay's data stays where it is, as in a model's decode/prefill loop). Returns the
+    samples in ms."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.no_grad(), torch.cuda.stream(side):
+        for _ in range(3):
+            run(x)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.no_grad(), torch.cuda.graph(graph):
+        run(x)
+    for _ in range(10):
+        graph.replay()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    samples = []
+    for _ in range(replays):
+        start.record()
+        graph.replay()
+        end.record()
+        end.synchronize()
+        samples.append(start.elapsed_time(end))
+    del graph
+    return samples
+
+
+def run_case(torch, rec, case, repeat, record, keep_outputs=False, graph_replays=0):
     """Runs one case: the timed first call (recorded when `record`), the compile of every config, the steady
-    calls. Returns the case's manifest record."""
+    calls (and `graph_replays` CUDA-graph replays). Returns the case's manifest record (and, with keep_outputs,
+    the output tensors under "_tensors", on the CPU)."""
     x = make_inputs(torch, case)
     run = op_runner(case)
     bench_fla, bench_other = rec.bench_fla, rec.bench_other
@@ -696,6 +756,7 @@ def run_case(torch, rec, case, repeat, record):
     names = fmc.op_output_names(case["op"], case["params"])
     outs = [{"name": n, "shape": list(t.shape), "dtype": str(t.dtype), "sha256": tensor_sha256(torch, t)}
             for n, t in zip(names, outputs)]
+    tensors = {n: t.detach().cpu() for n, t in zip(names, outputs)} if keep_outputs else None
     del outputs
     steady = []
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -706,7 +767,13 @@ def run_case(torch, rec, case, repeat, record):
             end.record()
             end.synchronize()
             steady.append(start.elapsed_time(end))
-    return {"id": case["id"], "op": case["op"], "params": case["params"], "inputs": case["inputs"], "outputs": outs,
+    graph, graph_error = [], None
+    if graph_replays > 0:
+        try:
+            graph = graph_replay_ms(torch, run, x, graph_replays)
+        except RuntimeError as e:  # an op that syncs with the host cannot be captured: say so, keep the rest
+            graph_error = str(e).splitlines()[0] if str(e) else type(e).__name__
+    result = {"id": case["id"], "op": case["op"], "params": case["params"], "inputs": case["inputs"], "outputs": outs,
             "seed": case["seed"], "grad_mode": "no_grad",
             "timing": {"first_call_s": round(first_call_s, 4),
                        "extra_compile_s": round(extra_compile_s, 4) if extra_compile_s is not None else None,
@@ -715,6 +782,15 @@ def run_case(torch, rec, case, repeat, record):
                        "steady_timer": "cuda_events" if steady else None},
             "autotune_benchmarks": benchmarks,
             "other_autotuned_kernels": sorted(rec.other_kernels), "launch_count": launch_count}
+    if graph_error:
+        result["timing"]["graph_replay_error"] = graph_error
+    if graph:
+        result["timing"]["graph_replays"] = len(graph)
+        result["timing"]["graph_replay_median_ms"] = round(statistics.median(graph), 6)
+        result["timing"]["graph_replay_ms"] = [round(v, 6) for v in graph]
+    if tensors is not None:
+        result["_tensors"] = tensors
+    return result
 
 
 def environment():
@@ -805,8 +881,10 @@ def print_case(record, launches, kernels):
 
 
 def strict_run(cases, a):
-    """The cases again in this process's FLA_CACHE_MODE (strict, with an FLA_CONFIG_DIR): how each launch got its
-    config, the benchmarks, the first-call times, and whether the outputs equal the capture's."""
+    """The cases again in this process's FLA_CACHE_MODE: how each launch got its config, the benchmarks, the
+    first-call times, whether the outputs equal the capture's (SHA-256), and, with --compare-outputs, whether they
+    are close to a saved run's by FLA's own test rule. --strict-run expects every launch from FLA's config files
+    (strict mode with an FLA_CONFIG_DIR); --autotuned-run lets FLA autotune (its own picks, the reference)."""
     torch, triton, fla, fla_cache, Autotuner, JITFunction, root = import_stack(a.fla_path)
     rec = Recorder(torch, fla_cache, Autotuner, JITFunction, root)
     rec.install()
@@ -814,34 +892,76 @@ def strict_run(cases, a):
     if a.spec_from:
         with open(a.spec_from) as f:
             reference = {c["id"]: c["outputs"] for c in json.load(f)["cases"]}
-    report_cases, misses = [], []
+    saved = {}
+    if a.compare_outputs:
+        try:
+            saved = torch.load(a.compare_outputs, map_location="cpu")
+        except (OSError, RuntimeError, ValueError) as e:
+            fail(f"{a.compare_outputs}: {e}")
+    keep = bool(a.save_outputs or a.compare_outputs)
+    report_cases, misses, saving, far = [], [], {}, []
     for case in cases:
         start = len(rec.events)
-        r = run_case(torch, rec, case, a.repeat, record=False)
+        r = run_case(torch, rec, case, a.repeat, record=False, keep_outputs=keep, graph_replays=a.graph_replays)
+        tensors = r.pop("_tensors", None)
         events = rec.events[start:]
-        miss = [e for e in events if e["source"] not in ("fla_config_file", "memory")]
-        misses += miss
+        if a.strict_run:
+            misses += [e for e in events if e["source"] not in ("fla_config_file", "memory")]
         want = reference.get(case["id"])
         equal = None if want is None else [o["sha256"] for o in want] == [o["sha256"] for o in r["outputs"]]
-        report_cases.append({"id": case["id"], "first_call_s": r["timing"]["first_call_s"],
-                             "steady_median_ms": r["timing"]["steady_median_ms"],
-                             "autotune_benchmarks": r["autotune_benchmarks"], "launches": events,
-                             "outputs": r["outputs"], "outputs_equal_capture": equal})
+        entry = {"id": case["id"], "first_call_s": r["timing"]["first_call_s"],
+                 "steady_median_ms": r["timing"]["steady_median_ms"],
+                 "autotune_benchmarks": r["autotune_benchmarks"], "launches": events,
+                 "outputs": r["outputs"], "outputs_equal_capture": equal}
+        for k in ("graph_replays", "graph_replay_median_ms", "graph_replay_ms", "graph_replay_error"):
+            if k in r["timing"]:
+                entry[k] = r["timing"][k]
+        if a.save_outputs:
+            saving[case["id"]] = tensors
+        closeness = ""
+        if a.compare_outputs:
+            ref = saved.get(case["id"])
+            if ref is None:
+                entry["outputs_close"] = [{"name": "*", "close": False, "why": "not in " + a.compare_outputs}]
+            else:
+                entry["outputs_close"] = [compare_tensors(torch, n, ref[n], t, a.tolerance) if n in ref else
+                                          {"name": n, "close": False, "why": "not in " + a.compare_outputs}
+                                          for n, t in tensors.items()]
+            far += [(case["id"], c) for c in entry["outputs_close"] if not c["close"]]
+            closeness = "; vs the saved run: " + ", ".join(
+                f"{c['name']} " + (f"max abs {c['max_abs_err']:.3g} ratio {c['err_ratio']:.3g}"
+                                   + (" (bitwise equal)" if c.get("bitwise_equal") else "")
+                                   if "err_ratio" in c else c.get("why", "?"))
+                + ("" if c["close"] else " NOT CLOSE") for c in entry["outputs_close"])
+        report_cases.append(entry)
+        graph = (f", graph replay median {entry['graph_replay_median_ms']:.4f} ms of {entry['graph_replays']}"
+                 if "graph_replay_median_ms" in entry else "")
         print(f"{case['id']}: first call {r['timing']['first_call_s']:.2f} s, "
               f"{r['autotune_benchmarks']['fla_cache_kernels']} autotune benchmarks of fla_cache kernels; "
               f"{sum(e['source'] == 'fla_config_file' for e in events)} of {len(events)} launches took FLA's config "
               f"file; outputs {'equal to' if equal else 'differ from' if equal is False else 'not compared with'} "
-              "the capture's", flush=True)
-    report = {"format": STRICT_FORMAT, "fla_cache_mode": fla_cache.FLA_CACHE_MODE.value,
+              f"the capture's{closeness}{graph}", flush=True)
+    report = {"format": STRICT_FORMAT, "mode": "strict" if a.strict_run else "autotuned",
+              "fla_cache_mode": fla_cache.FLA_CACHE_MODE.value,
               "fla_config_dir": os.environ.get("FLA_CONFIG_DIR"), "stack": {"fla_version": fla.__version__,
                                                                              "triton_version": triton.__version__,
                                                                              "torch_version": torch.__version__},
-              "device": torch.cuda.get_device_name(0), "cases": report_cases, "misses": misses}
+              "device": torch.cuda.get_device_name(0), "cases": report_cases, "misses": misses,
+              "compared_with": a.compare_outputs or None,
+              "tolerance": {"rule": "FLA assert_close: max abs diff <= 1e-6, else rms(diff)/rms(ref) < ratio",
+                            "ratio": a.tolerance} if a.compare_outputs else None}
     if a.out:
         write_json(a.out, report)
+    if a.save_outputs:
+        torch.save(saving, a.save_outputs)
     for m in misses:
         print(f"fla_capture: {m['case']}: {m['kernel_name']} key {m['key_hash']} was not found in FLA's config "
               f"files ({m['source']}, {m['benchmarks']} benchmarks)", file=sys.stderr)
+    for case_id, c in far:
+        print(f"fla_capture: {case_id}: output {c['name']} is not close to {a.compare_outputs}'s "
+              f"(ratio bar {a.tolerance}): {c}", file=sys.stderr)
+    if a.compare_outputs:  # the tolerance comparison decides; the SHA-256 one is informative then
+        return 1 if misses or far else 0
     return 1 if misses or any(c["outputs_equal_capture"] is False for c in report_cases) else 0
 
 
@@ -877,7 +997,23 @@ def parse_args(argv):
                                                           "(no torch needed)")
     ap.add_argument("--strict-run", action="store_true", help="run the cases in this process's FLA_CACHE_MODE and "
                                                               "report how every launch got its config")
-    return ap.parse_args(argv)
+    ap.add_argument("--autotuned-run", action="store_true", help="as --strict-run, but FLA may autotune (its own "
+                                                                 "picks: the reference for --compare-outputs)")
+    ap.add_argument("--save-outputs", default="", help="(--strict-run/--autotuned-run) torch.save the outputs here")
+    ap.add_argument("--compare-outputs", default="", help="(--strict-run/--autotuned-run) compare the outputs with "
+                                                          "a --save-outputs file by FLA's own test rule")
+    ap.add_argument("--tolerance", type=float, default=FLA_FORWARD_RATIO,
+                    help=f"rms ratio bar for --compare-outputs (default {FLA_FORWARD_RATIO}: FLA's test_gdn forward)")
+    ap.add_argument("--graph-replays", type=int, default=0, help="(--strict-run/--autotuned-run) also time N "
+                                                                 "CUDA-graph replays of the op per case")
+    a = ap.parse_args(argv)
+    if a.strict_run and a.autotuned_run:
+        ap.error("--strict-run and --autotuned-run exclude each other")
+    if (a.save_outputs or a.compare_outputs or a.graph_replays) and not (a.strict_run or a.autotuned_run):
+        ap.error("--save-outputs, --compare-outputs and --graph-replays need --strict-run or --autotuned-run")
+    if a.graph_replays < 0 or not (0 < a.tolerance < 1):
+        ap.error("--graph-replays must be >= 0 and --tolerance in (0, 1)")
+    return a
 
 
 def main(argv=None):
@@ -920,7 +1056,7 @@ def run(a):
         os.environ["TRITON_CACHE_DIR"] = a.cache_dir
     os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(os.path.expanduser("~"), ".triton", "cache"))
     os.makedirs(os.environ["TRITON_CACHE_DIR"], exist_ok=True)
-    if a.strict_run:
+    if a.strict_run or a.autotuned_run:
         return strict_run(cases, a)
     if not a.out:
         fail("--out MANIFEST is required")

@@ -299,6 +299,43 @@ def device_like(doc, tmp):
     return fla_capture.finish_manifest(body), cache
 
 
+class OutputTolerance(unittest.TestCase):
+    """The strict run's outputs against an autotuned run's: FLA's own assert_close rule."""
+
+    def test_flas_rule(self):
+        close = fla_capture.fla_close
+        self.assertTrue(close(0.0, 0.0, 0.005))
+        self.assertTrue(close(1e-6, 0.9, 0.005))         # tiny absolute differences pass whatever the ratio
+        self.assertTrue(close(0.03, 0.0049, 0.005))
+        self.assertFalse(close(0.03, 0.005, 0.005))      # the bar is strict, as FLA's `error_rate < ratio`
+        self.assertFalse(close(2e-6, 0.01, 0.005))
+        self.assertFalse(close(float("nan"), 0.0, 0.005))
+        self.assertFalse(close(0.0, float("nan"), 0.005))
+
+    def test_flags(self):
+        for argv in (["--save-outputs", "a.pt"], ["--graph-replays", "10"], ["--strict-run", "--autotuned-run"],
+                     ["--strict-run", "--graph-replays", "-1"], ["--strict-run", "--tolerance", "0"]):
+            with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit) as raised:
+                fla_capture.parse_args(argv)
+            self.assertEqual(raised.exception.code, 2, argv)
+        a = fla_capture.parse_args(["--autotuned-run", "--save-outputs", "a.pt"])
+        self.assertEqual(a.tolerance, 0.005)
+
+    def test_constants_are_flas(self):
+        if not FLA_SOURCE:
+            self.skipTest("FLA's source is not here (pass its folder, set TUNESCOPE_FLA_SOURCE or put it in .fla/)")
+        import ast
+        with open(os.path.join(FLA_SOURCE, "fla", "utils", "_testing.py")) as f:
+            tree = ast.parse(f.read())
+        rule = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "assert_close")
+        defaults = dict(zip([x.arg for x in rule.args.args][-len(rule.args.defaults):],
+                            [ast.literal_eval(d) for d in rule.args.defaults]))
+        self.assertEqual(defaults["err_atol"], fla_capture.FLA_ERR_ATOL)
+        with open(os.path.join(FLA_SOURCE, "tests", "ops", "test_gdn.py")) as f:
+            text = f.read()
+        self.assertIn(f"assert_close('o', ref, tri, {fla_capture.FLA_FORWARD_RATIO})", text)
+
+
 class DeviceShaped(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp()

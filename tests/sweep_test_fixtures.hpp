@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 
 #include "tunescope/base/errors.hpp"
 #include "tunescope/device/device.hpp"
@@ -18,6 +19,9 @@ struct ScriptedDeviceScript {
         return 0.001 * static_cast<double>(rows) / 65536.0 * (1.0 + 0.01 * c.blockRows + 0.001 * c.numWarps +
                                                                0.0001 * c.numStages);
     };
+    // When set, replaces timeMs: also given how many works of this config and row count came before (with one
+    // work per measurement, 0 is round 1), for rounds that differ in level.
+    std::function<double(const L2NormConfig&, std::int64_t rows, int earlierWorks)> timeOfWorkMs;
     double jitter = 0.0;                // relative half-spread of the zig-zag
     double copyTimeMs = 0.0005;         // per 65536 rows
     std::function<bool(const L2NormConfig&)> failLaunch;  // l2normWork throws for these configs
@@ -74,7 +78,10 @@ public:
     std::unique_ptr<TimedWork> l2normWork(const L2NormConfig& config, float) override {
         checkLost();
         if (script_.failLaunch && script_.failLaunch(config)) throw Error("", "", "kernel launch failed: scripted fault");
-        return std::make_unique<ScriptedWork>(script_.timeMs(config, rows_), script_.jitter, script_.smClockMHz,
+        const int earlier = worksOfConfig_[{config.blockRows, config.numWarps, config.numStages, config.numCtas, rows_}]++;
+        const double medianMs =
+            script_.timeOfWorkMs ? script_.timeOfWorkMs(config, rows_, earlier) : script_.timeMs(config, rows_);
+        return std::make_unique<ScriptedWork>(medianMs, script_.jitter, script_.smClockMHz,
                                               static_cast<std::uint64_t>(rows_) * 516);
     }
     std::unique_ptr<TimedWork> copyWork() override {
@@ -99,6 +106,7 @@ private:
     DeviceInfo info_;
     ScriptedDeviceScript script_;
     std::int64_t rows_ = 0;
+    std::map<std::tuple<int, int, int, int, std::int64_t>, int> worksOfConfig_;
 };
 
 }  // namespace tunescope::testing

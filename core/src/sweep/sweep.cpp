@@ -468,7 +468,10 @@ struct Slot {
 };
 
 // Pools a slot's rounds into one record's Measurement: raw arrays concatenated (conditions a round did not report
-// are -1), statistics over the pooled unthrottled samples, and the estimate = median of the round medians.
+// are -1), statistics over the pooled unthrottled samples, and the estimate = median of the round medians. With
+// several rounds the record's p20/p80 are the medians of the round p20s/p80s (the typical round's spread), not the
+// pooled samples' quantiles: rounds of different lengths and levels (a loaded machine) could otherwise put the
+// estimate outside its own p20-p80, and promote's evidence would be refused (p20 <= median <= p80).
 Measurement pooledMeasurement(Slot& slot, int referenceClock) {
     Measurement m;
     const auto anyHas = [&](auto member) {
@@ -476,7 +479,7 @@ Measurement pooledMeasurement(Slot& slot, int referenceClock) {
     };
     const bool mem = anyHas(&Measurement::memClockMHz), power = anyHas(&Measurement::powerW),
                temperature = anyHas(&Measurement::temperatureC), events = anyHas(&Measurement::clockEventReasons);
-    std::vector<double> medians;
+    std::vector<double> medians, p20s, p80s;
     bool allConverged = true;
     for (std::size_t r = 0; r < slot.rounds.size(); ++r) {
         const Measurement& round = slot.rounds[r];
@@ -507,7 +510,12 @@ Measurement pooledMeasurement(Slot& slot, int referenceClock) {
         m.timedOut = m.timedOut || round.timedOut;
         m.stopReason = round.stopReason;
         allConverged = allConverged && round.converged;
-        if (std::isfinite(round.medianMs)) medians.push_back(round.medianMs);
+        if (std::isfinite(round.medianMs)) {
+            medians.push_back(round.medianMs);
+            // Each round's p20 <= median <= p80, so the medians of the three lists keep that order.
+            p20s.push_back(std::isfinite(round.p20Ms) ? std::min(round.p20Ms, round.medianMs) : round.medianMs);
+            p80s.push_back(std::isfinite(round.p80Ms) ? std::max(round.p80Ms, round.medianMs) : round.medianMs);
+        }
         referenceClock = std::max(referenceClock, round.referenceClockMHz);
     }
     computeStatistics(m, referenceClock);
@@ -515,6 +523,10 @@ Measurement pooledMeasurement(Slot& slot, int referenceClock) {
     if (medians.size() >= 2) {
         std::sort(medians.begin(), medians.end());
         m.medianMs = quantileSorted(medians, 0.5);
+        std::sort(p20s.begin(), p20s.end());
+        std::sort(p80s.begin(), p80s.end());
+        m.p20Ms = quantileSorted(p20s, 0.5);
+        m.p80Ms = quantileSorted(p80s, 0.5);
         m.ciLowMs = medians.front();
         m.ciHighMs = medians.back();
         m.relNoise = m.medianMs > 0 ? (m.ciHighMs - m.ciLowMs) / 2.0 / m.medianMs : std::numeric_limits<double>::infinity();

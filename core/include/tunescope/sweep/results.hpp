@@ -68,8 +68,8 @@ struct ResultRecord {
     L2Regime l2 = L2Regime::Cold;
     std::string timer = kTimerEvents;
     // Every statistic plus the raw samples, clocks and throttle marks of all rounds. With rounds, m.medianMs is the
-    // median of the round medians, m.ciLowMs/ciHighMs the lowest and highest round median, the percentiles and
-    // the rest are over the pooled unthrottled samples.
+    // median of the round medians, m.ciLowMs/ciHighMs the lowest and highest round median, m.p20Ms/p80Ms the
+    // medians of the round p20s/p80s, and the rest are over the pooled unthrottled samples.
     Measurement m;
     std::vector<RoundSummary> rounds;  // empty in v1 files
     bool racedOut = false;         // left out of later rounds: clearly slower than the best after round 1
