@@ -292,8 +292,11 @@ public:
         // other): the mask that matches the shuffles slows the same entry throughout and the A/A control fails.
         const bool confirmRun = blocks.size() > 3 && blocks[0].launches == 1 && blocks[0].idleBeforeSeconds == 0.0 &&
                                 decodeRaw(blocks[0].raw) == topConfig();
-        const bool skew = confirmRun && skewedRuns_ < skewAaConfirmRuns;
-        const unsigned pairMask = skew && std::size_t(skewedRuns_) < skewPairMasks.size() ? skewPairMasks[std::size_t(skewedRuns_)] : 0u;
+        const int thisConfirmRun = confirmRun ? confirmRuns_++ : -1;
+        const bool skew = confirmRun && (skewOnlyConfirmRun >= 0 ? thisConfirmRun == skewOnlyConfirmRun
+                                                                 : skewedRuns_ < skewAaConfirmRuns);
+        const std::size_t maskIndex = skewOnlyConfirmRun >= 0 ? 0 : std::size_t(skewedRuns_);
+        const unsigned pairMask = skew && maskIndex < skewPairMasks.size() ? skewPairMasks[maskIndex] : 0u;
         if (skew) ++skewedRuns_;
         int topBlocks = 0;
         for (std::size_t b = 0; b < blocks.size(); ++b) {
@@ -304,7 +307,7 @@ public:
             if (skew && b > 0 && c == topConfig()) {
                 const int round = topBlocks / 2, position = topBlocks % 2;
                 const bool secondOfEvenRound = (pairMask >> (round / 2)) & 1u;
-                if (position == ((round % 2 == 0) == secondOfEvenRound ? 1 : 0)) skewFactor = 1.03;
+                if (position == ((round % 2 == 0) == secondOfEvenRound ? 1 : 0)) skewFactor = aaSkewFactor;
                 ++topBlocks;
             }
             BlockResult r;
@@ -345,6 +348,9 @@ public:
     std::vector<g::AlgoConfig> extraHeuristics;  // cuBLASLt's answers after the two of tile 420 and 410
     int skewAaConfirmRuns = 0;                   // this many sustained confirm runs get a skewed top entry
     std::vector<unsigned> skewPairMasks;         // ... which one, per run and pair of rounds (see runBlocks)
+    int skewOnlyConfirmRun = -1;                 // >= 0: skew this confirm run only (0-based; the verification is
+                                                 // the one after the sustained confirm), with skewPairMasks[0]
+    double aaSkewFactor = 1.03;                  // how much the skewed entry is slowed
     int blocksRun = 0;
     std::uint32_t failBlocksOfTile = 0;
 
@@ -357,6 +363,7 @@ private:
     double moment_ = 0.0;
     double sinceMoment_ = 1e9;
     int skewedRuns_ = 0;
+    int confirmRuns_ = 0;
 };
 
 double ScriptedWork::timeSampleMs() { return backend_.run(config_, 1, false, 1.0).front(); }
@@ -370,6 +377,15 @@ g::ExploreOptions seedShapeOptions() {
     options.spec.k = 14336;
     options.budgetSeconds = 60.0;
     return options;
+}
+
+g::PairedGain gainOf(double gainPercent, double lowPercent, double highPercent) {
+    g::PairedGain gain;
+    gain.rounds = 8;
+    gain.gainPercent = gainPercent;
+    gain.lowPercent = lowPercent;
+    gain.highPercent = highPercent;
+    return gain;
 }
 
 const g::Candidate& byConfig(const g::ExplorationResult& r, const g::AlgoConfig& config) {
@@ -816,6 +832,49 @@ private slots:
             for (const Json& m : ties_json["members"]) topMember |= m.value("heuristic_top", false);
             QVERIFY(topMember);
         }
+    }
+
+    // A verification that fails on its A/A control alone (H100 run 18, 8192^3: +2.40% [1.05, 3.73] against an A/A
+    // control of -1.60%, and the top stayed) is measured again in fresh rounds; the discarded one is reported.
+    void verificationFailedOnItsAaControlIsMeasuredAgain() {
+        QVERIFY(g::verificationFailedOnAaControl(gainOf(2.4, 1.05, 3.73), gainOf(-1.6, -3.0, -0.2)));
+        QVERIFY(!g::verificationFailedOnAaControl(gainOf(2.4, 1.7, 3.1), gainOf(-1.6, -3.0, -0.2)));  // it passes
+        QVERIFY(!g::verificationFailedOnAaControl(gainOf(0.5, -0.4, 1.4), gainOf(0.1, -0.5, 0.7)));   // no gain
+        QVERIFY(!g::verificationFailedOnAaControl(gainOf(2.4, 1.05, 3.73), g::PairedGain{}));         // no control
+
+        // The verification is the second sustained confirm run (after the confirm stage). Slowing one of its two
+        // top entries by 6% throughout (the mask that matches its shuffles) fails its A/A control and only that.
+        auto explore = [](unsigned mask, int retries) {
+            ScriptedGemmBackend backend(100000.0, 5);
+            backend.skewOnlyConfirmRun = 1;
+            backend.skewPairMasks = {mask};
+            backend.aaSkewFactor = 1.06;
+            g::ExploreOptions options = seedShapeOptions();
+            options.aaRetries = retries;
+            return g::runExploration(backend, options);
+        };
+        const g::ExplorationResult clean = explore(0, 1);
+        QVERIFY2(clean.selection.verified, clean.selection.reason.c_str());
+        int found = -1;
+        for (unsigned mask = 0; mask < 16 && found < 0; ++mask) {
+            const g::ExplorationResult without = explore(mask, 0);
+            if (without.selection.verificationRan && !without.selection.verified && without.verification &&
+                g::verificationFailedOnAaControl(without.verification->vsTop, without.verificationAa->vsTop))
+                found = int(mask);
+        }
+        QVERIFY2(found >= 0, "no mask failed the verification on its A/A control");
+        const g::ExplorationResult without = explore(unsigned(found), 0);
+        QVERIFY(!without.selection.leftBaseline);  // the top stayed
+        QVERIFY(without.discardedVerifications.empty());
+        const g::ExplorationResult retried = explore(unsigned(found), 1);
+        QCOMPARE(retried.discardedVerifications.size(), std::size_t(1));
+        QVERIFY2(retried.selection.verified && retried.selection.leftBaseline, retried.selection.reason.c_str());
+        QCOMPARE(retried.selection.candidateIndex, without.selection.verificationCandidate);
+        const Json report = g::buildExplorerReport(retried);
+        const Json& discarded = report["confirm"]["verification"]["discarded"];
+        QCOMPARE(discarded.size(), std::size_t(1));
+        QVERIFY(std::fabs(discarded[0]["aa_control"]["gain_percent"].get<double>()) > 2.0);
+        QVERIFY(report["confirm"]["verification"]["verified"].get<bool>());
     }
 
     // cuBLASLt's first answers after the top are finalists whenever they screen faster than the top, whatever the

@@ -292,7 +292,8 @@ void registerExplorerCommands(CLI::App& app, CliContext& ctx) {
                         "it (0: off)")
         ->capture_default_str();
     explore->add_option("--aa-retries", exploreArgs->aaRetries,
-                        "times the sustained confirm stage runs again, fresh, when its A/A control fails (0: never)")
+                        "times the sustained confirm stage (and the verification) runs again, fresh, when its "
+                        "A/A control fails (0: never)")
         ->capture_default_str();
     explore->add_option("--regime", exploreArgs->regime, "select on: sustained | burst (both are reported)")
         ->capture_default_str();

@@ -33,13 +33,13 @@ cache=$(mktemp -d /tmp/issue24c-triton.XXXXXX)
 spec=(--spec-from "$capture" --repeat 20)
 echo "--- 1. autotuned (FLA's own picks, fresh Triton cache)" >>"$OUT/summary.txt"
 env -u FLA_CONFIG_DIR -u FLA_CACHE_MODE TRITON_CACHE_DIR="$cache" \
-    timeout 200 python3 scripts/fla_capture.py --autotuned-run "${spec[@]}" --save-outputs "$res/autotuned.pt" \
+    timeout 200 python3 scripts/fla_capture.py --autotuned-run "${spec[@]}" --save-outputs "$cache.autotuned.pt" \
     --out "$res/autotuned-run.json" >"$res/autotuned.log" 2>&1
 echo "exit $?" >>"$OUT/summary.txt"; tail -5 "$res/autotuned.log" >>"$OUT/summary.txt"
 echo "--- 2. strict with the export (fresh Triton cache), outputs vs step 1 by FLA's test rule" >>"$OUT/summary.txt"
 cache2=$(mktemp -d /tmp/issue24c-triton2.XXXXXX)
 env FLA_CACHE_MODE=strict FLA_CONFIG_DIR="$res/fla-config" FLA_CACHE_RESULTS=0 TRITON_CACHE_DIR="$cache2" \
-    timeout 150 python3 scripts/fla_capture.py --strict-run "${spec[@]}" --compare-outputs "$res/autotuned.pt" \
+    timeout 150 python3 scripts/fla_capture.py --strict-run "${spec[@]}" --compare-outputs "$cache.autotuned.pt" \
     --out "$res/strict-run.json" >"$res/strict.log" 2>&1
 echo "exit $? (1: a launch missed the folder, or an output is not close to the autotuned run's)" >>"$OUT/summary.txt"
 tail -8 "$res/strict.log" >>"$OUT/summary.txt"
@@ -71,6 +71,6 @@ for case, r in runs.items():
     ratios = [e / o for o, e in zip(own, exp) if o and e]
     print(case, own, exp, [round(x, 4) for x in ratios])
 PY
-rm -rf "$cache"
+rm -rf "$cache" "$cache.autotuned.pt"  # the saved outputs (256 MB at T=65536) stay out of the tarball
 tar -C "$OUT" -czf "$OUT/issue24c.tar.gz" issue24c && rm -rf "$res"
 cat "$OUT/summary.txt"

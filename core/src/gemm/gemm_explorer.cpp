@@ -288,6 +288,11 @@ Selection selectCandidate(const std::vector<Candidate>& candidates, int baseline
     return sel;
 }
 
+bool verificationFailedOnAaControl(const PairedGain& gain, const PairedGain& aaControl) {
+    return gain.valid() && aaControl.valid() && gain.lowPercent > 0.0 &&
+           !(gain.lowPercent > std::fabs(aaControl.gainPercent));
+}
+
 Selection applyVerification(Selection sel, const PairedGain& gain, const PairedGain& aaControl) {
     if (!sel.leftBaseline) return sel;
     sel.verificationRan = true;
@@ -1338,6 +1343,10 @@ Json confirmToJson(const ExplorationResult& r) {
                              {"measurement", r.verification ? regimeToJson(*r.verification) : Json(nullptr)},
                              {"gain", r.verification ? pairedGainToJson(r.verification->vsTop) : Json(nullptr)},
                              {"aa_control", r.verificationAa ? regimeToJson(*r.verificationAa) : Json(nullptr)}};
+        Json discardedRuns = Json::array();
+        for (const auto& [pick, aa] : r.discardedVerifications)
+            discardedRuns.push_back({{"gain", pairedGainToJson(pick.vsTop)}, {"aa_control", pairedGainToJson(aa.vsTop)}});
+        verification["discarded"] = std::move(discardedRuns);
         confirm["verification"] = std::move(verification);
     }
     confirm["ties"] = tiesToJson(r);

@@ -40,7 +40,8 @@ struct ExploreOptions {
     int heuristicFinalists = 3;
     // When the deciding regime's A/A control fails (the top against itself differs at 99%), the confirm stage runs
     // again in fresh rounds, at most this many times, and decides on the last run (H100 run 17: one failed A/A kept
-    // the top against four finalists at +2.2..+3.5%). The discarded runs' A/A controls are reported.
+    // the top against four finalists at +2.2..+3.5%). The discarded runs' A/A controls are reported. The same
+    // bound applies to a verification that fails on its A/A control alone (verificationFailedOnAaControl).
     int aaRetries = 1;
     ConfirmSettings confirm;
     bool coldL2 = true;

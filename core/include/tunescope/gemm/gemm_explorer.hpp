@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tunescope/base/json_io.hpp"
@@ -264,6 +265,11 @@ Selection selectCandidate(const std::vector<Candidate>& candidates, int baseline
 // with the reason. A selection that did not leave the baseline is returned as it is.
 Selection applyVerification(Selection selection, const PairedGain& gain, const PairedGain& aaControl);
 
+// True when a verification failed on its A/A control alone: the fresh rounds saw the selection faster than the top
+// (the gain's 95% lower end above 0) but not by more than the top differed from itself (|A/A gain|). Those rounds
+// are measured again once (ExploreOptions::aaRetries), as a failed confirm-stage A/A control is.
+bool verificationFailedOnAaControl(const PairedGain& gain, const PairedGain& aaControl);
+
 // ---------------------------------------------------------------------------------------------------------------
 // Guided search
 // ---------------------------------------------------------------------------------------------------------------
@@ -382,6 +388,9 @@ struct ExplorationResult {
     std::optional<RegimeMeasurement> aaSustained, aaBurst;  // the A/A control (the top entered twice)
     // ExploreOptions::aaRetries: the A/A controls of confirm runs discarded because they failed, oldest first.
     std::vector<RegimeMeasurement> discardedAaControls;
+    // ... and the verifications discarded because only their A/A control failed (verificationFailedOnAaControl):
+    // the selection's measurement and the A/A control's, oldest first.
+    std::vector<std::pair<RegimeMeasurement, RegimeMeasurement>> discardedVerifications;
     std::vector<int> heuristicFinalists;  // finalists taken as cuBLASLt's first answers (ExploreOptions::heuristicFinalists)
     // The verification rounds (ConfirmSettings::verifyRounds) of the selection and of their A/A control, when they ran.
     std::optional<RegimeMeasurement> verification, verificationAa;
