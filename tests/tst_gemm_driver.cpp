@@ -349,7 +349,8 @@ public:
     int skewAaConfirmRuns = 0;                   // this many sustained confirm runs get a skewed top entry
     std::vector<unsigned> skewPairMasks;         // ... which one, per run and pair of rounds (see runBlocks)
     int skewOnlyConfirmRun = -1;                 // >= 0: skew this confirm run only (0-based; the verification is
-                                                 // the one after the sustained confirm), with skewPairMasks[0]
+                                                 // the last), with skewPairMasks[0]
+    int confirmRunsSeen() const { return confirmRuns_; }
     double aaSkewFactor = 1.03;                  // how much the skewed entry is slowed
     int blocksRun = 0;
     std::uint32_t failBlocksOfTile = 0;
@@ -842,19 +843,23 @@ private slots:
         QVERIFY(!g::verificationFailedOnAaControl(gainOf(0.5, -0.4, 1.4), gainOf(0.1, -0.5, 0.7)));   // no gain
         QVERIFY(!g::verificationFailedOnAaControl(gainOf(2.4, 1.05, 3.73), g::PairedGain{}));         // no control
 
-        // The verification is the second sustained confirm run (after the confirm stage). Slowing one of its two
-        // top entries by 6% throughout (the mask that matches its shuffles) fails its A/A control and only that.
-        auto explore = [](unsigned mask, int retries) {
+        // The verification is the last sustained confirm-like run (the top's preheat first). Slowing one of its
+        // two top entries by 6% throughout (the mask that matches its shuffles) fails its A/A control and only that.
+        int verificationRun = -1;
+        auto explore = [&verificationRun](unsigned mask, int retries) {
             ScriptedGemmBackend backend(100000.0, 5);
-            backend.skewOnlyConfirmRun = 1;
+            backend.skewOnlyConfirmRun = verificationRun;
             backend.skewPairMasks = {mask};
             backend.aaSkewFactor = 1.06;
             g::ExploreOptions options = seedShapeOptions();
             options.aaRetries = retries;
-            return g::runExploration(backend, options);
+            g::ExplorationResult r = g::runExploration(backend, options);
+            if (verificationRun < 0) verificationRun = backend.confirmRunsSeen() - 1;
+            return r;
         };
         const g::ExplorationResult clean = explore(0, 1);
         QVERIFY2(clean.selection.verified, clean.selection.reason.c_str());
+        QVERIFY(verificationRun >= 1);
         int found = -1;
         for (unsigned mask = 0; mask < 16 && found < 0; ++mask) {
             const g::ExplorationResult without = explore(mask, 0);

@@ -337,7 +337,7 @@ private slots:
             ++checked;
             QCOMPARE(r.rounds.size(), std::size_t(3));
             QVERIFY2(r.m.p20Ms <= r.m.medianMs && r.m.medianMs <= r.m.p80Ms,
-                     qPrintable(QString("%1 %2 %3").arg(r.m.p20Ms).arg(r.m.medianMs).arg(r.m.p80Ms)));
+                     qPrintable(QStringLiteral("%1 %2 %3").arg(r.m.p20Ms).arg(r.m.medianMs).arg(r.m.p80Ms)));
             QVERIFY(std::abs(r.m.medianMs - 2.29) < 1e-6);
             std::vector<double> p20s, p80s;
             for (const RoundSummary& round : r.rounds) {

@@ -8,6 +8,7 @@
 #     the table's split-half noise.
 # Both read the capture's Triton cache (triton-cache-1.tar.gz). Carry build-gpu-pack (bench/device/pack-bundles.sh):
 #   bash bench/device/unpack-bundles.sh && TS_BUILD=build-gpu-rp bash bench/device/issue24d.sh
+# CHOICES=FILE skips step 1 and tables FILE's choices (an earlier replay on the same card type).
 # Results: $OUT/issue24d.tar.gz (sweep, choices, table, logs), $OUT/summary.txt.
 set -uo pipefail
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}
@@ -26,11 +27,16 @@ t_start=$(date +%s)
 elapsed() { echo $(( $(date +%s) - t_start )); }
 cache=$(mktemp -d /tmp/issue24d-triton-cache.XXXXXX)
 tar -xzf "$capture_dir/triton-cache-1.tar.gz" -C "$cache"
-echo "=== 1. sweep --manifest, rounds ${ROUNDS:-2}, timer cupti ($(elapsed) s in)" | tee -a "$summary"
-timeout 270 "$cli" sweep --manifest "$manifest" --backend cuda --triton-cache "$cache" --rounds "${ROUNDS:-2}" \
-  --timer cupti --out "$res/sweep.json" --choices-out "$res/choices.json" >"$res/sweep.out" 2>"$res/sweep.err"
-echo "--- exit $? ($(elapsed) s in)" | tee -a "$summary"
-tail -n 14 "$res/sweep.out" >>"$summary"
+if [ -n "${CHOICES:-}" ]; then  # an earlier replay's choices (e.g. run 17's, same card type): step 1 skipped
+  echo "=== 1. skipped: the choices of $CHOICES" | tee -a "$summary"
+  cp "$CHOICES" "$res/choices.json"
+else
+  echo "=== 1. sweep --manifest, rounds ${ROUNDS:-2}, timer cupti ($(elapsed) s in)" | tee -a "$summary"
+  timeout 270 "$cli" sweep --manifest "$manifest" --backend cuda --triton-cache "$cache" --rounds "${ROUNDS:-2}" \
+    --timer cupti --out "$res/sweep.json" --choices-out "$res/choices.json" >"$res/sweep.out" 2>"$res/sweep.err"
+  echo "--- exit $? ($(elapsed) s in)" | tee -a "$summary"
+  tail -n 14 "$res/sweep.out" >>"$summary"
+fi
 echo "=== 2. Python CUPTI table, FLA strict with its own picks ($(elapsed) s in)" | tee -a "$summary"
 python3 scripts/fla_capture.py --fla-config-from "$manifest" --fla-config-dir "$res/fla-own" >/dev/null 2>&1
 choices=()
