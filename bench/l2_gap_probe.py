@@ -14,6 +14,10 @@ should time graphs; if all three agree, the difference is in the producers thems
 
 Python standard library + torch + triton; FLA's source for its JIT function. Usage:
   bench/l2_gap_probe.py --fla-path .fla --nb 1,2,3,4,8,16 [--rounds 20] [--samples 2] --json probe.json
+  bench/l2_gap_probe.py --fla-path .fla --nb 1,2 --allocations 4 --rounds 40 --json alloc.json
+With --allocations K the question is another one (issue 22's cold NB 1-2 spread, and issue 24's l2norm regret at
+NB 1, where C++ and Python disagree per config by up to 3%): each round runs on one of K buffer allocations; if
+the configs' times or ranking move between allocations as much, placement and not the timer makes the spread.
 """
 import argparse
 import json
@@ -32,6 +36,8 @@ MODES = ("eager", "gap", "graph")
 def time_nb(nb, a, state):
     torch, triton, jit = state["torch"], state["triton"], state["jit"]
     T = nb * table.ROWS_PER_NB
+    if a.allocations > 1:
+        return time_nb_allocations(nb, a, state)
     x, y, r = state["x"][:T], state["y"][:T], state["r"][:T]
     configs = [(bt, w, 3) for w in table.WARPS_LIST for bt in table.BT_LIST]
     flush, produce = state["flush"], state["produce"]
@@ -90,6 +96,57 @@ def time_nb(nb, a, state):
             for rm, cfgs in samples.items()}
 
 
+def time_nb_allocations(nb, a, state):
+    """--allocations K: eager launches only, and each round's input/output buffers are the round's own allocation
+    (K of them, each at another offset of a few pages): does a config's time, or the configs' ranking, depend on
+    where the buffers lie? Results under "REGIME/eager/aK"."""
+    torch, triton, jit = state["torch"], state["triton"], state["jit"]
+    T = nb * table.ROWS_PER_NB
+    configs = [(bt, w, 3) for w in table.WARPS_LIST for bt in table.BT_LIST]
+    flush, produce = state["flush"], state["produce"]
+    buffers = []
+    for k in range(a.allocations):
+        pad = torch.empty((k * 7 + 1) * 4096, dtype=torch.uint8, device="cuda")  # shifts the next allocation
+        x = torch.empty(T, table.D, dtype=torch.bfloat16, device="cuda")
+        produce(x)
+        buffers.append((pad, x, torch.empty_like(x), torch.empty(T, dtype=torch.float32, device="cuda")))
+
+    def launch(k, bt, w, s):
+        _, x, y, r = buffers[k]
+        jit[(triton.cdiv(T, bt),)](x, y, r, 1e-6, T, D=table.D, BD=table.D, NB=nb, BT=bt, num_warps=w, num_stages=s)
+
+    for k in range(a.allocations):
+        for c in configs:
+            launch(k, *c)
+    torch.cuda.synchronize()
+    items = [(c, regime) for c in configs for regime in a.regimes]
+    shuffle = random.Random(22500 + nb)
+    order = []
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        for rnd in range(a.rounds):
+            k = rnd % a.allocations
+            todo = list(items)
+            shuffle.shuffle(todo)
+            for c, regime in todo:
+                for _ in range(a.samples):
+                    if regime == "cold":
+                        flush.fill_(0x5A)
+                        torch.sum(flush.view(torch.int32))
+                    else:
+                        produce(buffers[k][1])
+                    launch(k, *c)
+                order += [(regime, k, table.config_key(*c), rnd)] * a.samples
+            torch.cuda.synchronize()
+    records = [rec for rec in table.kernel_records(prof, torch) if rec[2] == table.KERNEL_NAME]
+    if len(records) != len(order):
+        sys.exit(f"NB {nb}: the profiler saw {len(records)} {table.KERNEL_NAME} launches, {len(order)} were made")
+    samples = {}
+    for (regime, k, key, rnd), (_, ns, _) in zip(order, records):
+        samples.setdefault(f"{regime}/eager/a{k}", {}).setdefault(key, {}).setdefault(rnd, []).append(ns / 1000.0)
+    return {rm: {key: [statistics.median(v[rnd]) for rnd in sorted(v)] for key, v in cfgs.items()}
+            for rm, cfgs in samples.items()}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fla-path", default="")
@@ -98,6 +155,8 @@ def main():
     ap.add_argument("--samples", type=int, default=2)
     ap.add_argument("--regimes", default="cold,warm")
     ap.add_argument("--modes", default=",".join(MODES))
+    ap.add_argument("--allocations", type=int, default=1, help="K > 1: eager only, each round on one of K "
+                                                                   "buffer allocations (does placement matter?)")
     ap.add_argument("--json", required=True)
     a = ap.parse_args()
     a.regimes = [r for r in a.regimes.split(",") if r]
