@@ -56,7 +56,7 @@ bool save(QWidget* widget, const QString& dir, const QString& name) {
 }  // namespace
 
 int takeScreenshots(const QString& dir, const QString& resultsFile, const QString& reportFile, const QString& compareA,
-                    const QString& compareB) {
+                    const QString& compareB, const QString& captureSweep) {
     QDir().mkpath(dir);
     const QString profilesDir = bundledProfilesDir();
     if (profilesDir.isEmpty()) {
@@ -155,6 +155,16 @@ int takeScreenshots(const QString& dir, const QString& resultsFile, const QStrin
     } catch (const std::exception& e) {
         std::fprintf(stderr, "tunescope: cuBLASLt policy: %s\n", e.what());
         ++failures;
+    }
+
+    // The capture-sweep page (sweep --manifest's results: every kernel and key of an FLA capture).
+    if (!captureSweep.isEmpty()) {
+        if (window.openCaptureSweep(captureSweep, true)) {
+            failures += !save(&window, dir, QStringLiteral("capture-sweep.png"));
+        } else {
+            std::fprintf(stderr, "tunescope: %s\n", qPrintable(window.lastError()));
+            ++failures;
+        }
     }
 
     // Diff: promote the measured winners into the editor's copy (when results are loaded) and apply NB 9's config

@@ -1,6 +1,7 @@
 // The TuneScope desktop app: a thin shell over the ui library. `tunescope [FILE...]` opens the files given
 // (profiles, sweep results, cuBLASLt reports); `tunescope --screenshots DIR [--results FILE] [--report FILE]
-// [--compare-a FILE --compare-b FILE]` renders every main view to PNG files in DIR and exits (docs/gui.md).
+// [--compare-a FILE --compare-b FILE] [--capture-sweep FILE]` renders every main view to PNG files in DIR and exits
+// (docs/gui.md).
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -25,6 +26,9 @@ struct Options {
     QCommandLineOption compareB{QStringLiteral("compare-b"),
                                 QStringLiteral("Results file the screenshots' compare view compares with the baseline."),
                                 QStringLiteral("FILE")};
+    QCommandLineOption captureSweep{QStringLiteral("capture-sweep"),
+                                    QStringLiteral("sweep --manifest results file the screenshots' capture-sweep page shows."),
+                                    QStringLiteral("FILE")};
 };
 
 void describe(QCommandLineParser& parser, const Options& options) {
@@ -34,7 +38,8 @@ void describe(QCommandLineParser& parser, const Options& options) {
     parser.addPositionalArgument(QStringLiteral("files"),
                                  QStringLiteral("Profiles, sweep results (.jsonl, .jsonl.gz) or cuBLASLt reports to open"),
                                  QStringLiteral("[FILE...]"));
-    parser.addOptions({options.screenshots, options.results, options.report, options.compareA, options.compareB});
+    parser.addOptions(
+        {options.screenshots, options.results, options.report, options.compareA, options.compareB, options.captureSweep});
 }
 
 void setIdentity() {
@@ -67,7 +72,7 @@ int main(int argc, char** argv) {
     if (parser.isSet(options.screenshots))
         return tunescope::ui::takeScreenshots(parser.value(options.screenshots), parser.value(options.results),
                                               parser.value(options.report), parser.value(options.compareA),
-                                              parser.value(options.compareB));
+                                              parser.value(options.compareB), parser.value(options.captureSweep));
 
     tunescope::ui::MainWindow window;
     window.show();
