@@ -43,7 +43,8 @@ def split_half(rounds):
 
 
 class Tabler:
-    """Wraps Autotuner.run: after a launch of an fla_cache_autotune kernel, tables its configs once per key."""
+    """Wraps Autotuner.run: after a launch of an fla_cache_autotune kernel, tables its configs once per key and case
+    (FLA's key of most kernels leaves T out, so one config serves every length: its cost is the sum over them)."""
 
     def __init__(self, torch, fla_cache, autotuner_cls, jit_cls, a):
         self.torch, self.fla_cache, self.Autotuner, self.JIT, self.a = torch, fla_cache, autotuner_cls, jit_cls, a
@@ -80,7 +81,7 @@ class Tabler:
         name = self.jit_of(tuner).__name__
         fla_key = self.fla_cache.AutotuneKey.build(tuner.arg_names, tuner.keys, args, kwargs).autotune_key
         key_hash = self.fla_cache.AutotuneKey.key_hash(fla_key)
-        if (name, key_hash) in self.tables:
+        if (name, key_hash, self.case_id) in self.tables:  # once per case: a key can span several lengths
             return
         one_launch = lambda fn, quantiles=None, **_: (fn(), [0.0, 0.0, 0.0])[1]  # noqa: E731
         saved = {k: tuner.__dict__[k] for k in ("_do_bench", "do_bench", "nargs") if k in tuner.__dict__}
@@ -123,7 +124,7 @@ class Tabler:
             entry["error"] = (f"the profiler saw {len(records)} {name} launches, {len(order)} were made (a hook "
                               "that launches the kernel itself, or a config that failed)")
             print(f"  {name} {key_hash[:8]}: {entry['error']}", flush=True)
-            self.tables[(name, key_hash)] = entry
+            self.tables[(name, key_hash, self.case_id)] = entry
             return
         by = {}
         for (i, rnd), (_, ns, _) in zip(order, records):
@@ -135,17 +136,74 @@ class Tabler:
                      rounds_us={str(i): v for i, v in rounds_us.items()}, fastest=best,
                      split_half={"median_over_configs": statistics.median(split_half(v) for v in rounds_us.values()),
                                  "fastest_config": split_half(rounds_us[best])})
-        self.tables[(name, key_hash)] = entry
+        self.tables[(name, key_hash, self.case_id)] = entry
         print(f"  {name} {key_hash[:8]}: {len(ok)} configs x {self.a.rounds} rounds x {self.a.samples} in "
               f"{seconds:.1f} s; fastest #{best} {table_us[best]:.2f} us; split-half noise "
               f"{100 * entry['split_half']['median_over_configs']:.2f}%", flush=True)
 
 
-def regret(entry, config):
-    t = entry.get("table_us", {})
-    if str(config) not in t:
-        return None
-    return t[str(config)] / t[str(entry["fastest"])] - 1
+def key_totals(tables):
+    """Per (kernel, key): each config's table time summed over the cases that launch the key (the C++ replay decides
+    on the same sum), the fastest by that sum, and the cases; configs missing in a case are left out."""
+    out = {}
+    for (name, key_hash, case), entry in tables.items():
+        if "table_us" not in entry:
+            continue
+        agg = out.setdefault((name, key_hash), {"cases": [], "totals": None})
+        agg["cases"].append(case)
+        t = {int(k): v for k, v in entry["table_us"].items()}
+        agg["totals"] = t if agg["totals"] is None else {k: agg["totals"][k] + t[k] for k in agg["totals"] if k in t}
+    for agg in out.values():
+        agg["fastest"] = min(agg["totals"], key=agg["totals"].get)
+    return out
+
+
+def regret(agg, config):
+    t = agg["totals"]
+    return t[config] / t[agg["fastest"]] - 1 if config in t else None
+
+
+def spearman(a, b):
+    def ranks(v):
+        order = sorted(range(len(v)), key=lambda i: v[i])
+        r = [0.0] * len(v)
+        for k, i in enumerate(order):
+            r[i] = float(k)
+        return r
+    ra, rb, n = ranks(a), ranks(b), len(a)
+    return 1 - 6 * sum((x - y) ** 2 for x, y in zip(ra, rb)) / (n * (n * n - 1)) if n > 2 else float("nan")
+
+
+def compare_with_sweep(path, tables):
+    """The C++ replay's per-launch time of every config (its total over the key's launches / their count) against
+    the table's, per kernel and key: the independent check of the engine's new path (docs/fla-capture.md)."""
+    with open(path) as f:
+        sweep = json.load(f)
+    out, seen = [], set()
+    for d in sweep.get("decisions", []):
+      for run in d.get("launch_runs") or []:
+        launch = sweep["launches"][run]
+        where = (d["kernel_name"], d["key_hash"], launch["case"])
+        entry = tables.get(where)
+        if where in seen or not entry or "table_us" not in entry:  # the first launch of a key in a case is tabled
+            continue
+        seen.add(where)
+        pairs = [(c["config"], 1000.0 * c["median_ms"], entry["table_us"][str(c["config"])])
+                 for c in launch["configs"] if c.get("median_ms") and str(c["config"]) in entry["table_us"]]
+        if not pairs:
+            continue
+        rel = [cxx / py - 1 for _, cxx, py in pairs]
+        within = sum(1 for _, cxx, py in pairs if abs(cxx - py) <= max(0.01 * py, 0.1))
+        row = {"kernel_name": d["kernel_name"], "key_hash": d["key_hash"], "case": launch["case"], "configs": len(pairs),
+               "median_relative": statistics.median(rel), "min_relative": min(rel), "max_relative": max(rel),
+               "within_1pct_or_0.1us": within,
+               "spearman": spearman([p[1] for p in pairs], [p[2] for p in pairs]),
+               "per_config_us": [{"config": i, "engine": cxx, "table": py} for i, cxx, py in pairs]}
+        out.append(row)
+        print(f"engine vs table {d['kernel_name'][:40]:40s} {d['key_hash'][:8]} {launch['case'][-34:-21]}: median {100 * row['median_relative']:+.2f}% "
+              f"[{100 * row['min_relative']:+.2f}, {100 * row['max_relative']:+.2f}], {within}/{len(pairs)} within 1% or "
+              f"0.1 us, Spearman {row['spearman']:.3f}")
+    return out
 
 
 def main():
@@ -153,6 +211,8 @@ def main():
     ap.add_argument("--fla-path", default="")
     ap.add_argument("--manifest", required=True, help="scripts/fla_capture.py's manifest (the cases and FLA's picks)")
     ap.add_argument("--choices", default="", help="tunescope-fla-choices-v1 (sweep --manifest --choices-out)")
+    ap.add_argument("--sweep", default="", help="the C++ replay's results (sweep --manifest --out): per kernel and "
+                                                "key, its per-launch times against the table's, config by config")
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--samples", type=int, default=2)
     ap.add_argument("--json", required=True)
@@ -184,11 +244,17 @@ def main():
         with open(a.choices) as f:
             cxx = {(c["kernel_name"], c["key_hash"]): c["config"] for c in json.load(f)["choices"]}
     rows, cxx_regrets, fla_regrets = [], [], []
-    for (name, key_hash), entry in sorted(tabler.tables.items(), key=lambda kv: kv[0]):
-        row = {"kernel_name": name, "key_hash": key_hash, "fastest": entry.get("fastest"),
+    per_case = {}
+    for (name, key_hash, case), entry in tabler.tables.items():
+        per_case.setdefault((name, key_hash), []).append(entry)
+    for (name, key_hash), agg in sorted(key_totals(tabler.tables).items()):
+        noise = [e["split_half"]["median_over_configs"] for e in per_case[(name, key_hash)] if "split_half" in e]
+        entry = {"split_half": {"median_over_configs": max(noise)}} if noise else {}
+        row = {"kernel_name": name, "key_hash": key_hash, "cases": agg["cases"], "fastest": agg["fastest"],
+               "total_us": {str(k): v for k, v in agg["totals"].items()},
                "fla_pick": fla_picks.get((name, key_hash)), "cxx_pick": cxx.get((name, key_hash))}
         for who in ("fla_pick", "cxx_pick"):
-            row[who.replace("pick", "regret")] = regret(entry, row[who]) if row[who] is not None else None
+            row[who.replace("pick", "regret")] = regret(agg, row[who]) if row[who] is not None else None
         if row["cxx_regret"] is not None:
             cxx_regrets.append(row["cxx_regret"])
         if row["fla_regret"] is not None:
@@ -196,7 +262,7 @@ def main():
         row["split_half"] = entry.get("split_half")
         rows.append(row)
         fmt = lambda v: "-" if v is None else f"{100 * v:+.2f}%"  # noqa: E731
-        print(f"{name:48s} {key_hash[:8]}: fastest #{row['fastest']}, C++ #{row['cxx_pick']} {fmt(row['cxx_regret'])}, "
+        print(f"{name:48s} {key_hash[:8]} ({len(agg['cases'])} case(s)): fastest #{row['fastest']}, C++ #{row['cxx_pick']} {fmt(row['cxx_regret'])}, "
               f"FLA #{row['fla_pick']} {fmt(row['fla_regret'])}, noise "
               f"{fmt((entry.get('split_half') or {}).get('median_over_configs'))}")
     summary = {}
@@ -205,7 +271,8 @@ def main():
             summary[who] = {"keys": len(values), "mean_regret": statistics.mean(values), "worst_regret": max(values)}
             print(f"{who}: regret mean {100 * statistics.mean(values):.2f}%, worst {100 * max(values):.2f}% over "
                   f"{len(values)} kernel keys")
-    report = {"format": "tunescope-fla-kernel-cupti-table-v1", "device": props.name, "triton": triton.__version__,
+    agreement = compare_with_sweep(a.sweep, tabler.tables) if a.sweep else []
+    report = {"format": "tunescope-fla-kernel-cupti-table-v1", "engine_vs_table": agreement, "device": props.name, "triton": triton.__version__,
               "torch": torch.__version__, "fla": getattr(fla, "__version__", "?"), "rounds": a.rounds,
               "samples": a.samples, "l2": "cold", "timer": "torch.profiler (CUPTI kernel records)",
               "manifest": os.path.basename(a.manifest), "choices": os.path.basename(a.choices) if a.choices else None,

@@ -41,11 +41,12 @@ echo "=== 2. Python CUPTI table, FLA strict with its own picks ($(elapsed) s in)
 python3 scripts/fla_capture.py --fla-config-from "$manifest" --fla-config-dir "$res/fla-own" >/dev/null 2>&1
 choices=()
 [ -f "$res/choices.json" ] && choices=(--choices "$res/choices.json")
+[ -f "$res/sweep.json" ] && choices+=(--sweep "$res/sweep.json")
 env FLA_CACHE_MODE=strict FLA_CONFIG_DIR="$res/fla-own" FLA_CACHE_RESULTS=0 TRITON_CACHE_DIR="$cache" PYTHONUNBUFFERED=1 \
   timeout 200 python3 bench/fla_kernel_cupti_table.py --fla-path "$fla" --manifest "$manifest" "${choices[@]}" \
   --rounds "${TABLE_ROUNDS:-20}" --samples 2 --json "$res/table.json" >"$res/table.log" 2>&1
 echo "--- exit $? ($(elapsed) s in)" | tee -a "$summary"
-tail -n 16 "$res/table.log" >>"$summary"
+tail -n 24 "$res/table.log" >>"$summary"
 rm -rf "$cache"
 tar -C "$OUT" -czf "$OUT/issue24d.tar.gz" issue24d && rm -rf "$res"
 cat "$summary"
