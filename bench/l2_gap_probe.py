@@ -33,6 +33,29 @@ import triton_l2norm_cupti_table as table  # noqa: E402  (same folder: producer,
 MODES = ("eager", "gap", "graph")
 
 
+def prepare_sample(state, regime, x):
+    """What the L2 holds when a sample starts: TuneScope's cold flush, or the warm producer writing x again."""
+    torch = state["torch"]
+    if regime == "cold":
+        state["flush"].fill_(0x5A)
+        torch.sum(state["flush"].view(torch.int32))
+    else:
+        state["produce"](x)
+
+
+def round_medians(prof, torch, order, nb):
+    """Matches the profiler's l2norm kernel records to `order` ((group, config key, round) per launch, in launch
+    order); returns {group: {config key: [round medians in us]}}."""
+    records = [rec for rec in table.kernel_records(prof, torch) if rec[2] == table.KERNEL_NAME]
+    if len(records) != len(order):
+        sys.exit(f"NB {nb}: the profiler saw {len(records)} {table.KERNEL_NAME} launches, {len(order)} were made")
+    samples = {}
+    for (group, key, rnd), (_, ns, _) in zip(order, records):
+        samples.setdefault(group, {}).setdefault(key, {}).setdefault(rnd, []).append(ns / 1000.0)
+    return {g: {key: [statistics.median(v[rnd]) for rnd in sorted(v)] for key, v in cfgs.items()}
+            for g, cfgs in samples.items()}
+
+
 def time_nb(nb, a, state):
     torch, triton, jit = state["torch"], state["triton"], state["jit"]
     T = nb * table.ROWS_PER_NB
@@ -40,14 +63,9 @@ def time_nb(nb, a, state):
         return time_nb_allocations(nb, a, state)
     x, y, r = state["x"][:T], state["y"][:T], state["r"][:T]
     configs = [(bt, w, 3) for w in table.WARPS_LIST for bt in table.BT_LIST]
-    flush, produce = state["flush"], state["produce"]
 
     def prepare(regime):
-        if regime == "cold":
-            flush.fill_(0x5A)
-            torch.sum(flush.view(torch.int32))
-        else:
-            produce(x)
+        prepare_sample(state, regime, x)
 
     def launch(bt, w, s):
         jit[(triton.cdiv(T, bt),)](x, y, r, 1e-6, T, D=table.D, BD=table.D, NB=nb, BT=bt, num_warps=w, num_stages=s)
@@ -83,17 +101,10 @@ def time_nb(nb, a, state):
                         if mode == "gap":
                             torch.cuda.synchronize()
                         launch(*c)
-                order += [(regime, mode, table.config_key(*c), rnd)] * a.samples
+                order += [(f"{regime}/{mode}", table.config_key(*c), rnd)] * a.samples
             torch.cuda.synchronize()
-    records = [rec for rec in table.kernel_records(prof, torch) if rec[2] == table.KERNEL_NAME]
-    if len(records) != len(order):
-        sys.exit(f"NB {nb}: the profiler saw {len(records)} {table.KERNEL_NAME} launches, {len(order)} were made")
-    samples = {}
-    for (regime, mode, key, rnd), (_, ns, _) in zip(order, records):
-        samples.setdefault(f"{regime}/{mode}", {}).setdefault(key, {}).setdefault(rnd, []).append(ns / 1000.0)
     del graphs
-    return {rm: {key: [statistics.median(v[rnd]) for rnd in sorted(v)] for key, v in cfgs.items()}
-            for rm, cfgs in samples.items()}
+    return round_medians(prof, torch, order, nb)
 
 
 def time_nb_allocations(nb, a, state):
@@ -103,12 +114,11 @@ def time_nb_allocations(nb, a, state):
     torch, triton, jit = state["torch"], state["triton"], state["jit"]
     T = nb * table.ROWS_PER_NB
     configs = [(bt, w, 3) for w in table.WARPS_LIST for bt in table.BT_LIST]
-    flush, produce = state["flush"], state["produce"]
     buffers = []
     for k in range(a.allocations):
         pad = torch.empty((k * 7 + 1) * 4096, dtype=torch.uint8, device="cuda")  # shifts the next allocation
         x = torch.empty(T, table.D, dtype=torch.bfloat16, device="cuda")
-        produce(x)
+        state["produce"](x)
         buffers.append((pad, x, torch.empty_like(x), torch.empty(T, dtype=torch.float32, device="cuda")))
 
     def launch(k, bt, w, s):
@@ -129,22 +139,11 @@ def time_nb_allocations(nb, a, state):
             shuffle.shuffle(todo)
             for c, regime in todo:
                 for _ in range(a.samples):
-                    if regime == "cold":
-                        flush.fill_(0x5A)
-                        torch.sum(flush.view(torch.int32))
-                    else:
-                        produce(buffers[k][1])
+                    prepare_sample(state, regime, buffers[k][1])
                     launch(k, *c)
-                order += [(regime, k, table.config_key(*c), rnd)] * a.samples
+                order += [(f"{regime}/eager/a{k}", table.config_key(*c), rnd)] * a.samples
             torch.cuda.synchronize()
-    records = [rec for rec in table.kernel_records(prof, torch) if rec[2] == table.KERNEL_NAME]
-    if len(records) != len(order):
-        sys.exit(f"NB {nb}: the profiler saw {len(records)} {table.KERNEL_NAME} launches, {len(order)} were made")
-    samples = {}
-    for (regime, k, key, rnd), (_, ns, _) in zip(order, records):
-        samples.setdefault(f"{regime}/eager/a{k}", {}).setdefault(key, {}).setdefault(rnd, []).append(ns / 1000.0)
-    return {rm: {key: [statistics.median(v[rnd]) for rnd in sorted(v)] for key, v in cfgs.items()}
-            for rm, cfgs in samples.items()}
+    return round_medians(prof, torch, order, nb)
 
 
 def main():

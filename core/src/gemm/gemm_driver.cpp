@@ -1287,21 +1287,23 @@ void selectAndVerify(Exploration& x) {
         verify.extraRounds = 0;
         x.say("verification (" + toString(r.rule.regime) + "): the top, #" + std::to_string(pick) +
               " and an A/A control, " + std::to_string(verify.rounds) + " fresh rounds");
-        ConfirmRun run = runConfirm(x.backend, entriesFor(x, {0, pick}), r.rule.regime, verify, r.dataSeed + 3);
         const auto complete = [](const ConfirmRun& c) {
             return c.errors[0].empty() && c.errors[1].empty() && c.errors[2].empty();
         };
-        // Failed on the A/A control alone (H100 run 18, 8192^3: +2.40% [1.05, 3.73] against an A/A of -1.60%, and
-        // the top stayed though five finalists had read +1.6..+2.5%): fresh rounds once more, decided on those.
-        for (int retry = 1; retry <= x.options.aaRetries && complete(run) &&
-                            verificationFailedOnAaControl(run.entries[1].vsTop, run.entries[2].vsTop);
-             ++retry) {
+        // A run that failed on its A/A control alone (H100 run 18, 8192^3: +2.40% [1.05, 3.73] against an A/A of
+        // -1.60%, and the top stayed though five finalists had read +1.6..+2.5%) is measured again in fresh rounds,
+        // at most aaRetries times, and decided on the last.
+        ConfirmRun run;
+        for (int attempt = 0;; ++attempt) {
+            run = runConfirm(x.backend, entriesFor(x, {0, pick}), r.rule.regime, verify,
+                             r.dataSeed + 3 + 0x100ull * std::uint64_t(attempt));
+            if (attempt >= x.options.aaRetries || !complete(run) ||
+                !verificationFailedOnAaControl(run.entries[1].vsTop, run.entries[2].vsTop))
+                break;
             r.discardedVerifications.emplace_back(run.entries[1], run.entries[2]);
             x.say("verification: #" + std::to_string(pick) + " " + describeGain(run.entries[1].vsTop) +
                   " but the A/A control " + describeGain(run.entries[2].vsTop) + ": fresh rounds again (retry " +
-                  std::to_string(retry) + " of " + std::to_string(x.options.aaRetries) + ")");
-            run = runConfirm(x.backend, entriesFor(x, {0, pick}), r.rule.regime, verify,
-                             r.dataSeed + 3 + 0x100ull * std::uint64_t(retry));
+                  std::to_string(attempt + 1) + " of " + std::to_string(x.options.aaRetries) + ")");
         }
         if (complete(run)) {
             r.verification = run.entries[1];
