@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "tunescope/formats/fla_capture.hpp"
 #include "tunescope/formats/fla_capture_export.hpp"
 #include "tunescope/formats/fla_config_dir.hpp"
+#include "tunescope/sweep/fla_capture_confirm.hpp"
 #include "tunescope/sweep/fla_capture_plan.hpp"
 #include "tunescope/sweep/fla_capture_replay.hpp"
 #include "tunescope/sweep/fla_capture_sweep_file.hpp"
@@ -232,6 +234,39 @@ void writeJsonFile(const std::string& file, const Json& document) {
     writeFileAtomic(file, dumpJson(document, 2) + "\n");
 }
 
+// The refusal of a capture's replay where no device of its backend and architecture is found; empty when there is one.
+std::optional<std::string> captureRefusal(const FlaCapture& capture) {
+    std::vector<DeviceInfo> devices;
+    std::vector<std::string> unavailable;
+    for (const BackendProbe& probe : probeBackends()) {
+        if (probe.backend && probe.backend->available())
+            for (const DeviceInfo& d : probe.backend->devices()) devices.push_back(d);
+        else
+            unavailable.push_back(probe.name + ": " + probe.reason);
+    }
+    return flaCaptureSweepRefusal(capture, devices, unavailable);
+}
+
+FlaSweepOptions captureSweepOptions(const CaptureSweepArgs& args) {
+    FlaSweepOptions options;
+    options.tritonCache = args.tritonCache.empty() ? defaultTritonCacheDir() : std::filesystem::path(args.tritonCache);
+    options.rule = args.rule;
+    options.rounds = args.rounds;
+    options.orderSeed = args.orderSeed;
+    if (!l2RegimeFromString(args.l2, &options.regime))
+        throw Error("", "", "--l2 must be cold, warm or hot with --manifest (got '" + args.l2 + "')");
+    return options;
+}
+
+void announceReplay(const CaptureSweepArgs& args, const FlaCapture& capture, const Device& device,
+                    const std::string& timer, FlaSweepOptions& options) {
+    if (args.quiet) return;
+    std::cerr << "tunescope-cli: replaying " << flaCaptureSummary(capture) << " on " << deviceLabel(device.info())
+              << ", timer " << timer << ", L2 " << args.l2 << ", " << args.rounds << " rounds, binaries from "
+              << options.tritonCache.string() << '\n';
+    options.note = [](const std::string& line) { std::cerr << "tunescope-cli: " << line << '\n'; };
+}
+
 }  // namespace
 
 int runCaptureSweep(const CaptureSweepArgs& args) {
@@ -241,34 +276,15 @@ int runCaptureSweep(const CaptureSweepArgs& args) {
         std::cout << formatFlaCapturePlan(plan);
         return kExitOk;
     }
-    std::vector<DeviceInfo> devices;
-    std::vector<std::string> unavailable;
-    for (const BackendProbe& probe : probeBackends()) {
-        if (probe.backend && probe.backend->available())
-            for (const DeviceInfo& d : probe.backend->devices()) devices.push_back(d);
-        else
-            unavailable.push_back(probe.name + ": " + probe.reason);
-    }
-    if (const auto refusal = flaCaptureSweepRefusal(capture, devices, unavailable)) {
+    if (const auto refusal = captureRefusal(capture)) {
         std::cerr << "tunescope-cli: sweep --manifest " << args.manifest << ": refused: " << *refusal << '\n';
         return kExitUsageOrIo;
     }
     if (args.out.empty()) throw Error("", "", "--out is required (the results file of the capture's sweep)");
     const std::unique_ptr<Device> device = openCaptureDevice(capture, args.device);
-    FlaSweepOptions options;
-    options.tritonCache = args.tritonCache.empty() ? defaultTritonCacheDir() : std::filesystem::path(args.tritonCache);
-    options.rule = args.rule;
-    options.rounds = args.rounds;
-    options.orderSeed = args.orderSeed;
-    if (!l2RegimeFromString(args.l2, &options.regime))
-        throw Error("", "", "--l2 must be cold, warm or hot with --manifest (got '" + args.l2 + "')");
+    FlaSweepOptions options = captureSweepOptions(args);
     const std::string timer = device->useTimer(args.timer);
-    if (!args.quiet) {
-        std::cerr << "tunescope-cli: replaying " << flaCaptureSummary(capture) << " on " << deviceLabel(device->info())
-                  << ", timer " << timer << ", L2 " << args.l2 << ", " << args.rounds << " rounds, binaries from "
-                  << options.tritonCache.string() << '\n';
-        options.note = [](const std::string& line) { std::cerr << "tunescope-cli: " << line << '\n'; };
-    }
+    announceReplay(args, capture, *device, timer, options);
     const FlaCaptureSweep sweep = runFlaCaptureSweep(capture, *device, options);
     writeJsonFile(args.out, toJson(sweep, options));
     std::cout << formatFlaCaptureSweep(sweep);
@@ -282,6 +298,31 @@ int runCaptureSweep(const CaptureSweepArgs& args) {
         std::cout << "wrote " << args.choicesOut << " (" << chosen << " of " << sweep.decisions.size() << " keys)\n";
     }
     return chosen == sweep.decisions.size() ? kExitOk : kExitInvalid;
+}
+
+int runCaptureConfirm(const CaptureConfirmArgs& args) {
+    const FlaCapture capture = readFlaCapture(args.sweep.manifest);
+    if (args.candidate.empty()) throw Error("", "", "confirm --manifest needs CANDIDATE (an FLA_CONFIG_DIR or a choices file)");
+    // Both sides are read and matched to the capture's configs before any device is touched.
+    const FlaChoices candidate = flaConfirmSide(capture, args.candidate);
+    const FlaChoices baseline = flaConfirmSide(capture, args.baseline);
+    if (const auto refusal = captureRefusal(capture)) {
+        std::cerr << "tunescope-cli: confirm --manifest " << args.sweep.manifest << ": refused: " << *refusal << '\n';
+        return kExitUsageOrIo;
+    }
+    if (args.sweep.out.empty()) throw Error("", "", "--out is required (the results file of the head to head)");
+    const std::unique_ptr<Device> device = openCaptureDevice(capture, args.sweep.device);
+    FlaSweepOptions options = captureSweepOptions(args.sweep);
+    restrictToSides(options, candidate, baseline, args.noAa ? 1 : 2);
+    const std::string timer = device->useTimer(args.sweep.timer);
+    announceReplay(args.sweep, capture, *device, timer, options);
+    const FlaCaptureSweep sweep = runFlaCaptureSweep(capture, *device, options);
+    const FlaConfirmReport report = judgeFlaConfirm(sweep, capture, candidate, baseline, args.threshold);
+    Json results = toJson(sweep, options);
+    results["head_to_head"] = toJson(report);
+    writeJsonFile(args.sweep.out, results);
+    if (!args.sweep.quiet) std::cout << formatFlaConfirm(report) << "wrote " << args.sweep.out << '\n';
+    return report.atLeastAsFast() ? kExitOk : kExitInvalid;
 }
 
 void registerCaptureCommands(CLI::App& app, CliContext& ctx) {

@@ -586,6 +586,7 @@ void runSweepCommand(const SweepArgs& a, CLI::App& sub, CliContext& ctx) {
 
 struct ConfirmArgs {
     std::string candidate, baseline, results;
+    std::string manifest;  // --manifest: every kernel and key of an FLA capture (runCaptureConfirm)
     double threshold = 0.005;
     bool noAa = false;
 };
@@ -693,6 +694,21 @@ int printHeadToHead(const HeadToHeadReport& report) {
 }
 
 void runConfirmCommand(const SweepArgs& a, const ConfirmArgs& c, CLI::App& sub, CliContext& ctx) {
+    if (!c.manifest.empty()) {
+        if (!c.results.empty()) throw Error("", "", "--results goes without --manifest (an l2norm head to head's results)");
+        if (sub.count("--nb") || sub.count("--kernel"))
+            throw Error("", "", "--nb and --kernel go without --manifest: the capture names its kernels and keys");
+        CaptureConfirmArgs args;
+        SweepArgs sweep = a;
+        sweep.manifest = c.manifest;
+        args.sweep = captureSweepArgs(sweep);
+        args.candidate = c.candidate;
+        if (!c.baseline.empty()) args.baseline = c.baseline;
+        args.threshold = c.threshold;
+        args.noAa = c.noAa;
+        ctx.exitCode = runCaptureConfirm(args);
+        return;
+    }
     if (!c.results.empty()) {
         // Judge a finished run again (another threshold, another machine): nothing is measured.
         if (!c.candidate.empty() || !c.baseline.empty() || !a.out.empty())
@@ -843,6 +859,11 @@ void registerConfirm(CLI::App& app, CliContext& ctx) {
         ->capture_default_str();
     confirm->add_flag("--no-aa", confirmOptions->noAa, "no A/A replicas (faster; nothing then checks the noise)");
     confirm->add_option("--out", confirmArgs->out, "results file (JSON Lines); an existing one of the same plan is resumed");
+    confirm->add_option("--manifest", confirmOptions->manifest,
+                        "an FLA capture manifest: per kernel and key of the capture, the config CANDIDATE (an "
+                        "FLA_CONFIG_DIR, e.g. capture export-fla's, or a choices file) makes FLA launch against "
+                        "--baseline's (default captured: FLA's own autotune picks recorded in the capture), replayed "
+                        "from the capture's Triton binaries (--triton-cache) head to head (docs/fla-capture.md)");
     confirm->add_option("--results", confirmOptions->results,
                         "judge this finished confirm results file instead of measuring")
         ->check(CLI::ExistingFile);

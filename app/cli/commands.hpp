@@ -55,6 +55,16 @@ struct CaptureSweepArgs {
 };
 int runCaptureSweep(const CaptureSweepArgs& args);
 
+// confirm --manifest: a candidate FLA_CONFIG_DIR against a baseline (default: FLA's own picks in the capture), per
+// kernel and key of the capture, replayed head to head (docs/fla-capture.md section 11).
+struct CaptureConfirmArgs {
+    CaptureSweepArgs sweep;  // manifest, device, Triton cache, timer, L2, rule, rounds; out: the results file
+    std::string candidate, baseline = "captured";
+    double threshold = 0.005;
+    bool noAa = false;
+};
+int runCaptureConfirm(const CaptureConfirmArgs& args);
+
 // lookup and diff of cuBLASLt policies (cmd_cublaslt_policy.cpp), reached from the profile commands' dispatch on
 // the document kind. Each returns the exit code.
 struct PolicyLookupArgs {

@@ -151,6 +151,22 @@ tunescope_capture_cli_test(cli_capture_export_fla_refuses_handmade 2 "the captur
   capture export-fla ${TUNESCOPE_FLA_CAPTURE_DATA}/gdr-fwd-T4096-handmade.json --captured-choices
   --out ${CMAKE_BINARY_DIR}/capture-export-refused-handmade)
 
+# confirm --manifest (docs/fla-capture.md section 11): both sides are read and matched to the capture's configs
+# before any device is touched, so a bad side exits 2 with its pointer even here; then the replay is refused where
+# there is no device of the capture's architecture, as sweep --manifest is.
+tunescope_capture_cli_test(cli_capture_confirm_refused_here 2
+  "refused: the captured Triton kernels are cuda binaries for sm_90"
+  confirm ${TUNESCOPE_FLA_CHOICES}/h100-gdr-fwd-T4096-scripted.json --manifest ${TUNESCOPE_FLA_FIXTURE}
+  --out ${CMAKE_BINARY_DIR}/capture-confirm-refused.json)
+tunescope_capture_cli_test(cli_capture_confirm_refuses_bad_side 2 "bad-config-range.json: at /choices/5/config: 3 is not a config"
+  confirm ${TUNESCOPE_FLA_CHOICES}/h100-gdr-fwd-T4096-scripted.json --manifest ${TUNESCOPE_FLA_FIXTURE}
+  --baseline ${TUNESCOPE_FLA_CHOICES}/bad-config-range.json --out ${CMAKE_BINARY_DIR}/capture-confirm-bad.json)
+tunescope_capture_cli_test(cli_capture_confirm_refuses_missing_side 2 "no-such-folder: does not exist"
+  confirm ${CMAKE_BINARY_DIR}/no-such-folder --manifest ${TUNESCOPE_FLA_FIXTURE} --out ${CMAKE_BINARY_DIR}/capture-confirm-missing.json)
+tunescope_capture_cli_test(cli_capture_confirm_refuses_handmade_baseline 2 "records no choice of FLA's autotune"
+  confirm captured --manifest ${TUNESCOPE_FLA_CAPTURE_DATA}/gdr-fwd-T4096-handmade.json
+  --out ${CMAKE_BINARY_DIR}/capture-confirm-handmade.json)
+
 # The folder export-fla writes, through validate, lookup, sign, verify and diff, and copies with one planted fault
 # each: a changed kernel file, an edited manifest, an unlisted and a missing file, cross-kind signatures
 # (tests/cli/scripts/config_dir.cmake, docs/fla-capture.md section 9 "The folder").

@@ -2,7 +2,7 @@
 // 3.6's launcher passes (argument filtering, order, scalar encodings), checked on the real H100 capture's launches and
 // against every captured cubin's own parameter record; the case buffers and their aliasing; the inputs' generators;
 // the output comparison; and the whole sweep (checks, rounds, decisions, choices) over a scripted device that
-// launches nothing. Plain C++ (no Qt).
+// launches nothing, and the head to head of two sides' configs over it (confirm --manifest). Plain C++ (no Qt).
 //
 // The cubin checks and the scripted sweep need the capture's Triton cache: the archive beside the manifest is
 // unpacked with tar into a temporary folder; without tar those parts say SKIP.
@@ -23,6 +23,9 @@
 #include "tunescope/device/triton_launch.hpp"
 #include "tunescope/formats/fla_capture.hpp"
 #include "tunescope/formats/fla_capture_export.hpp"
+#include "tunescope/formats/fla_config_dir.hpp"
+#include "tunescope/sweep/fla_capture_confirm.hpp"
+#include "tunescope/sweep/fla_capture_plan.hpp"
 #include "tunescope/sweep/fla_capture_replay.hpp"
 
 #include "plain_test_support.hpp"
@@ -357,6 +360,119 @@ void testScriptedSweep(const fs::path& cache) {
     CHECK(text.find("chunk_fwd_kernel_o key") != std::string::npos && text.find("FAILED: o:") != std::string::npos);
 }
 
+// confirm --manifest over the scripted device: the candidate takes config 1 (the scripted fastest) wherever a key
+// has two configs, the baseline is FLA's own picks recorded in the capture. Only the two sides' configs run, each
+// twice per round (A/A); identical scripted times make every A/A exactly 1, and each verdict follows from the
+// scripted times (1 + |config - 1| ms per launch).
+void testScriptedConfirm(const fs::path& cache) {
+    const FlaCapture capture = readFlaCapture(t4096Fixture());
+    const FlaCapturePlan plan = planFlaCapture(capture);
+    FlaChoices candidate;
+    candidate.source = "scripted";
+    candidate.fileName = "scripted-choices.json";
+    candidate.sha256 = std::string(64, '0');
+    for (const FlaDecision& d : plan.decisions)
+        candidate.choices.push_back({d.kernel_name, d.key_hash, d.configs.size() >= 2 ? 1u : 0u, Json(), ""});
+    const FlaChoices baseline = flaConfirmSide(capture, "captured");
+    CHECK(baseline.source == "captured" && baseline.choices.size() == plan.decisions.size());
+
+    // The candidate as export-fla writes it, read back through its manifest and as a plain FLA_CONFIG_DIR.
+    const fs::path dir = plain_test::tempDir("tunescope-confirm", "export");
+    exportFlaConfigDir(capture, candidate, dir);
+    const FlaChoices exported = flaConfirmSide(capture, dir.string());
+    CHECK(exported.source == "tunescope-fla-config-dir" && exported.choices.size() == candidate.choices.size());
+    fs::remove(dir / std::string(kFlaConfigDirManifestName));
+    const FlaChoices plain = flaConfirmSide(capture, dir.string());
+    CHECK(plain.source == "fla-config-dir" && plain.choices.size() == candidate.choices.size());
+    for (const FlaChoice& c : plain.choices) {
+        const auto same = std::find_if(candidate.choices.begin(), candidate.choices.end(), [&](const FlaChoice& x) {
+            return x.kernel_name == c.kernel_name && x.key_hash == c.key_hash;
+        });
+        CHECK(same != candidate.choices.end() && same->config == c.config);
+    }
+    // An entry whose config the capture cannot replay is named by its JSON Pointer.
+    const fs::path file = dir / "chunk_fwd_kernel_o.json";
+    Json doc = readJsonFile(file);
+    const std::string key = doc["autotune_entries"].begin().key();
+    doc["autotune_entries"][key]["config"]["num_warps"] = 3;
+    writeFileAtomic(file, doc.dump(2));
+    try {
+        flaConfirmSide(capture, dir.string());
+        CHECK(false);
+    } catch (const Error& e) {
+        CHECK(e.jsonPath() == "/autotune_entries/" + key + "/config" && e.file() == file.string());
+        CHECK(std::string(e.what()).find("is none of the capture's") != std::string::npos);
+    }
+    fs::remove_all(dir);
+    CHECK(throws([&] { flaConfirmSide(capture, "/no/such/folder"); }));
+
+    ScriptedDevice device;
+    FlaSweepOptions options;
+    options.tritonCache = cache;
+    options.rule.warmupSamples = 1;
+    options.rule.minSamples = 3;
+    options.rule.minTimeMs = 0;
+    options.rule.timeoutMs = 100;
+    options.rounds = 3;
+    restrictToSides(options, candidate, baseline);
+    const FlaCaptureSweep sweep = runFlaCaptureSweep(capture, device, options);
+    for (const FlaLaunchRun& run : sweep.launches) {
+        CHECK(run.configs.size() <= 2);
+        for (const FlaConfigRun& c : run.configs)
+            if (c.checkPassed) CHECK(c.roundMedianMs.size() == 3 && c.replicaRoundMedianMs.size() == 1 &&
+                                     c.replicaRoundMedianMs[0].size() == 3);
+    }
+    // FLA's picks in the fixture: config 1 for chunk_fwd_kernel_o, others elsewhere.
+    const FlaConfirmReport report = judgeFlaConfirm(sweep, capture, candidate, baseline);
+    CHECK(report.rows.size() == plan.decisions.size());
+    for (const FlaConfirmRow& r : report.rows) {
+        CHECK(r.candidate && r.baseline);
+        if (!r.candidate || !r.baseline) continue;
+        const std::size_t c = *r.candidate, b = *r.baseline;
+        const double launches = double(r.launches);
+        if (c == b) {
+            CHECK(r.verdict == HeadToHeadVerdict::SameConfig && r.worstControl == 1);
+            continue;
+        }
+        CHECK(std::abs(r.candidateMs - launches * (1.0 + std::abs(int(c) - 1))) < 1e-9);
+        CHECK(std::abs(r.baselineMs - launches * (1.0 + std::abs(int(b) - 1))) < 1e-9);
+        CHECK(r.verdict == HeadToHeadVerdict::Faster && r.rounds == 3 && r.controls.size() == 2 && r.worstControl == 1);
+    }
+    CHECK(report.count(HeadToHeadVerdict::Faster) == 5 && report.count(HeadToHeadVerdict::SameConfig) == 1);
+    CHECK(report.atLeastAsFast());
+    const std::string text = formatFlaConfirm(report);
+    CHECK(text.find("5 FASTER") != std::string::npos && text.find("at least as fast at every key") != std::string::npos);
+    const Json json = toJson(report);
+    CHECK(json["format"] == "tunescope-fla-confirm-v1" && json["rows"].size() == report.rows.size());
+    CHECK(json["at_least_as_fast"] == true && json["rows"][0]["verdict"] == "FASTER");
+
+    // The sides swapped, FLA's pick for chunk_fwd_kernel_o set to config 0: five keys SLOWER, and chunk_fwd_kernel_o
+    // NOT MEASURED, because the baseline's config 1 fails its output check against config 0 (the reference).
+    FlaChoices flaPicks = baseline;
+    for (FlaChoice& c : flaPicks.choices)
+        if (c.kernel_name == "chunk_fwd_kernel_o") c.config = 0;
+    FlaSweepOptions swapped = options;
+    restrictToSides(swapped, flaPicks, candidate);
+    const FlaCaptureSweep second = runFlaCaptureSweep(capture, device, swapped);
+    const FlaConfirmReport reverse = judgeFlaConfirm(second, capture, flaPicks, candidate);
+    CHECK(reverse.count(HeadToHeadVerdict::Slower) == 5 && reverse.count(HeadToHeadVerdict::NotMeasured) == 1);
+    CHECK(!reverse.atLeastAsFast());
+    for (const FlaConfirmRow& r : reverse.rows)
+        if (r.kernel_name == "chunk_fwd_kernel_o")
+            CHECK(r.why.find("the baseline's config 1") != std::string::npos && r.why.find("FAILED") != std::string::npos);
+    // No A/A replicas: the verdicts stand, with no control.
+    FlaSweepOptions single = options;
+    restrictToSides(single, candidate, baseline, 1);
+    const FlaConfirmReport noAa = judgeFlaConfirm(runFlaCaptureSweep(capture, device, single), capture, candidate, baseline);
+    CHECK(noAa.count(HeadToHeadVerdict::Faster) == 5 && noAa.rows[0].controls.empty());
+    // A side with no entry for a key: that key is NOT MEASURED (FLA would autotune it), never passed.
+    FlaChoices partial = candidate;
+    partial.choices.pop_back();
+    const FlaConfirmReport gap = judgeFlaConfirm(sweep, capture, partial, baseline);
+    CHECK(gap.rows.back().verdict == HeadToHeadVerdict::NotMeasured &&
+          gap.rows.back().why.find("has no entry") != std::string::npos);
+}
+
 // Every variant of the full capture: its binary read from the unpacked cache (SHA-256 checked), its parameters built
 // and checked against the cubin's EIATTR_KPARAM_INFO record.
 void testEveryCubin(const FlaCapture& capture, const fs::path& cache) {
@@ -411,6 +527,7 @@ int main() {
         if (std::system(command.c_str()) == 0) {
             testEveryCubin(capture, cache);
             testScriptedSweep(cache);
+            testScriptedConfirm(cache);
         } else {
             std::cout << "SKIP: tar could not unpack the capture's Triton cache: no cubin checks, no scripted sweep\n";
         }

@@ -122,19 +122,27 @@ private:
     void time(const FlaReplayLaunch& launch, FlaLaunchRun& run, std::vector<std::unique_ptr<TimedWork>>& works) {
         replayChain();  // realistic inputs; each config then rewrites its own outputs
         MeasureContext context;
+        const std::size_t replicas = std::size_t(std::max(1, options_.replicas));
+        for (FlaConfigRun& config : run.configs) config.replicaRoundMedianMs.assign(replicas - 1, {});
         for (int round = 0; round < options_.rounds; ++round) {
             const std::uint64_t seed = mix(options_.orderSeed ^ mix(std::uint64_t(launch.sequence) * 131 + std::uint64_t(round)) ^
                                            std::hash<std::string>{}(replay_.caseId));
-            for (std::size_t i : shuffled(works.size(), seed)) {
+            // Items: config i, replica k at slot i * replicas + k (with one replica, the order of earlier versions).
+            for (std::size_t item : shuffled(works.size() * replicas, seed)) {
+                const std::size_t i = item / replicas, replica = item % replicas;
                 if (!works[i] || !run.configs[i].checkPassed) continue;
                 FlaConfigRun& config = run.configs[i];
                 try {
                     const Measurement m = measure(*works[i], options_.rule, options_.regime, context);
                     context.referenceClockMHz = std::max(context.referenceClockMHz, m.referenceClockMHz);
+                    config.samples += m.sampleCount;
+                    if (replica > 0) {
+                        config.replicaRoundMedianMs[replica - 1].push_back(m.medianMs);
+                        continue;
+                    }
                     config.roundMedianMs.push_back(m.medianMs);
                     config.roundP20Ms.push_back(m.p20Ms);
                     config.roundP80Ms.push_back(m.p80Ms);
-                    config.samples += m.sampleCount;
                 } catch (const Error& e) {
                     config.error = std::string("timing failed: ") + e.what();
                     works[i].reset();
@@ -160,6 +168,7 @@ private:
         std::vector<std::unique_ptr<TimedWork>> works;
         for (const FlaPlanConfig& c : decision->configs) {
             if (!c.measurable(decision->launches.size())) continue;
+            if (options_.keepConfig && !options_.keepConfig(kernel.kernel_name, captured.key_hash, c.index)) continue;
             FlaConfigRun config;
             config.config = c.index;
             try {
@@ -270,14 +279,17 @@ Json toJson(const FlaCaptureSweep& sweep, const FlaSweepOptions& options) {
     out["l2"] = toString(options.regime);
     out["rounds"] = options.rounds;
     out["rms_tolerance"] = options.rmsTolerance;
+    if (options.replicas > 1) out["replicas"] = options.replicas;
     Json launches = Json::array();
     for (const FlaLaunchRun& run : sweep.launches) {
         Json configs = Json::array();
-        for (const FlaConfigRun& c : run.configs)
+        for (const FlaConfigRun& c : run.configs) {
             configs.push_back({{"config", c.config}, {"error", c.error.empty() ? Json() : Json(c.error)},
                                {"check_passed", c.checkPassed}, {"check", c.check}, {"samples", c.samples},
                                {"median_ms", c.medianMs}, {"p20_ms", c.p20Ms}, {"p80_ms", c.p80Ms},
                                {"round_median_ms", c.roundMedianMs}});
+            if (!c.replicaRoundMedianMs.empty()) configs.back()["replica_round_median_ms"] = c.replicaRoundMedianMs;
+        }
         launches.push_back({{"kernel_name", run.kernel_name}, {"case", run.case_id}, {"sequence", run.sequence},
                             {"reference_config", run.referenceConfig ? Json(*run.referenceConfig) : Json()},
                             {"configs", configs}});

@@ -83,6 +83,11 @@ struct FlaSweepOptions {
     L2Regime regime = L2Regime::Cold;
     std::uint64_t orderSeed = 20261203;
     double rmsTolerance = 0.005;
+    // Which configs of a (kernel, key_hash) run; unset: every measurable one. A head-to-head (fla_capture_confirm)
+    // runs two. The output check's reference is then the first kept config.
+    std::function<bool(const std::string& kernel, const std::string& keyHash, std::size_t config)> keepConfig;
+    // A/A: every config measured this many times per round as identical items, each in its own shuffled slot.
+    int replicas = 1;
     std::function<void(const std::string&)> note;  // progress lines
 };
 
@@ -91,7 +96,8 @@ struct FlaConfigRun {
     std::string error;                 // why it could not be launched or timed; empty when it ran
     bool checkPassed = false;          // outputs agree with the reference config's (the reference: true)
     std::string check;                 // "reference", "bitwise equal", "rms ratio ...", or the failure
-    std::vector<double> roundMedianMs, roundP20Ms, roundP80Ms;
+    std::vector<double> roundMedianMs, roundP20Ms, roundP80Ms;  // replica 0
+    std::vector<std::vector<double>> replicaRoundMedianMs;      // replicas 1.. (A/A), per round as roundMedianMs
     int samples = 0;
     double medianMs = 0, p20Ms = 0, p80Ms = 0;  // medians over the rounds
     bool measured() const { return error.empty() && !roundMedianMs.empty(); }
