@@ -302,6 +302,16 @@ int runCaptureSweep(const CaptureSweepArgs& args) {
 
 int runCaptureConfirm(const CaptureConfirmArgs& args) {
     const FlaCapture capture = readFlaCapture(args.sweep.manifest);
+    if (!args.results.empty()) {
+        // Judge a finished head to head again (another threshold, another machine): nothing is measured.
+        if (!args.candidate.empty() || args.baseline != "captured" || !args.sweep.out.empty())
+            throw Error("", "", "--results judges a finished run: give it with --manifest alone (no CANDIDATE, --baseline or --out)");
+        const FlaConfirmFile file = readFlaConfirmFile(args.results, capture);
+        const FlaConfirmReport report =
+            judgeFlaConfirm(file.sweep.sweep, capture, file.candidate, file.baseline, args.threshold);
+        if (!args.sweep.quiet) std::cout << formatFlaConfirm(report);
+        return report.atLeastAsFast() ? kExitOk : kExitInvalid;
+    }
     if (args.candidate.empty()) throw Error("", "", "confirm --manifest needs CANDIDATE (an FLA_CONFIG_DIR or a choices file)");
     // Both sides are read and matched to the capture's configs before any device is touched.
     const FlaChoices candidate = flaConfirmSide(capture, args.candidate);

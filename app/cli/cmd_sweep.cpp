@@ -695,7 +695,6 @@ int printHeadToHead(const HeadToHeadReport& report) {
 
 void runConfirmCommand(const SweepArgs& a, const ConfirmArgs& c, CLI::App& sub, CliContext& ctx) {
     if (!c.manifest.empty()) {
-        if (!c.results.empty()) throw Error("", "", "--results goes without --manifest (an l2norm head to head's results)");
         if (sub.count("--nb") || sub.count("--kernel"))
             throw Error("", "", "--nb and --kernel go without --manifest: the capture names its kernels and keys");
         CaptureConfirmArgs args;
@@ -706,6 +705,7 @@ void runConfirmCommand(const SweepArgs& a, const ConfirmArgs& c, CLI::App& sub, 
         if (!c.baseline.empty()) args.baseline = c.baseline;
         args.threshold = c.threshold;
         args.noAa = c.noAa;
+        args.results = c.results;
         ctx.exitCode = runCaptureConfirm(args);
         return;
     }

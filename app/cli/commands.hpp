@@ -62,6 +62,7 @@ struct CaptureConfirmArgs {
     std::string candidate, baseline = "captured";
     double threshold = 0.005;
     bool noAa = false;
+    std::string results;  // judge this finished results file again (no device)
 };
 int runCaptureConfirm(const CaptureConfirmArgs& args);
 

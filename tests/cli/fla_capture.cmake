@@ -161,6 +161,10 @@ tunescope_capture_cli_test(cli_capture_confirm_refused_here 2
 tunescope_capture_cli_test(cli_capture_confirm_refuses_bad_side 2 "bad-config-range.json: at /choices/5/config: 3 is not a config"
   confirm ${TUNESCOPE_FLA_CHOICES}/h100-gdr-fwd-T4096-scripted.json --manifest ${TUNESCOPE_FLA_FIXTURE}
   --baseline ${TUNESCOPE_FLA_CHOICES}/bad-config-range.json --out ${CMAKE_BINARY_DIR}/capture-confirm-bad.json)
+# A finished head to head judged again without a device: run 19's H100 file (BENCHMARKS.md) gives its own verdicts.
+tunescope_capture_cli_test(cli_capture_confirm_results_h100 0
+  "1 FASTER, 2 TIE, 4 same config, 1 UNDECIDED, 0 SLOWER, 0 NOISY, 0 NOT MEASURED: the candidate is at least as fast"
+  confirm --manifest ${TUNESCOPE_H100_CAPTURE} --results ${TUNESCOPE_FLA_CAPTURE_DATA}/confirm-h100-run19.json)
 tunescope_capture_cli_test(cli_capture_confirm_refuses_missing_side 2 "no-such-folder: does not exist"
   confirm ${CMAKE_BINARY_DIR}/no-such-folder --manifest ${TUNESCOPE_FLA_FIXTURE} --out ${CMAKE_BINARY_DIR}/capture-confirm-missing.json)
 tunescope_capture_cli_test(cli_capture_confirm_refuses_handmade_baseline 2 "records no choice of FLA's autotune"

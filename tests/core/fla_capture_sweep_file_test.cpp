@@ -1,12 +1,16 @@
 // The capture sweep's results file read back (issue 24, docs/fla-capture.md section 10): the H100's sweep of run 17
 // (BENCHMARKS.md) reads, as written and with its decisions' launch_runs; copies with one impossible record each are
-// refused with the JSON Pointer of that record. Plain C++ (no Qt), so it runs wherever the core builds.
+// refused with the JSON Pointer of that record; so is a head to head (confirm --manifest, run 19's H100 file) whose
+// replicas or recorded verdicts the measurements cannot give. Plain C++ (no Qt), so it runs wherever the core builds.
 #include <filesystem>
 #include <functional>
 #include <iostream>
 #include <string>
 
 #include "tunescope/base/json_io.hpp"
+#include "tunescope/base/errors.hpp"
+#include "tunescope/formats/fla_capture.hpp"
+#include "tunescope/sweep/fla_capture_confirm.hpp"
 #include "tunescope/sweep/fla_capture_sweep_file.hpp"
 
 #include "plain_test_support.hpp"
@@ -122,12 +126,67 @@ void badFilesAreFaultsNotCrashes() {
     fs::remove_all(dir);
 }
 
+// Run 19's confirm --manifest file (BENCHMARKS.md): the sweep with its A/A replicas and the head to head, judged
+// again to the same verdicts; one impossible record per copy is refused with its pointer.
+void readsTheH100HeadToHead() {
+    const FlaCapture capture =
+        readFlaCapture(plain_test::sourceDir() / "bench" / "results" / "h100-run14" / "issue24a" / "fla-capture.json");
+    const fs::path good = captureData() / "confirm-h100-run19.json";
+    const FlaConfirmFile file = readFlaConfirmFile(good, capture);
+    CHECK(file.sweep.replicas == 2 && file.threshold == 0.005 && file.candidate.choices.size() == 8);
+    const FlaConfirmReport report = judgeFlaConfirm(file.sweep.sweep, capture, file.candidate, file.baseline, 0.005);
+    CHECK(report.count(HeadToHeadVerdict::Faster) == 1 && report.count(HeadToHeadVerdict::Tie) == 2 &&
+          report.count(HeadToHeadVerdict::SameConfig) == 4 && report.count(HeadToHeadVerdict::Undecided) == 1);
+    CHECK(report.atLeastAsFast() && report.rows[0].verdict == HeadToHeadVerdict::Faster);
+    // A wider threshold turns the 0.7% UNDECIDED key into a TIE; the 4.6% gain stays FASTER.
+    const FlaConfirmReport wide = judgeFlaConfirm(file.sweep.sweep, capture, file.candidate, file.baseline, 0.01);
+    CHECK(wide.count(HeadToHeadVerdict::Undecided) == 0 && wide.rows[0].verdict == HeadToHeadVerdict::Faster);
+
+    const fs::path dir = plain_test::tempDir("tunescope-fla-confirm-file", "bad");
+    const auto refusedFile = [&](const std::string& what, const std::function<void(Json&)>& change,
+                                 const std::string& pointer, const std::string& words) {
+        Json doc = parseJson(readTextFile(good), good.string());
+        change(doc);
+        const fs::path bad = dir / (what + ".json");
+        writeFileAtomic(bad, dumpJson(doc, 2));
+        try {
+            readFlaConfirmFile(bad, capture);
+            std::cerr << what << ": accepted\n";
+            CHECK(false);
+        } catch (const Error& e) {
+            if (e.jsonPath() != pointer || e.message().find(words) == std::string::npos)
+                std::cerr << what << ": got " << e.what() << "\n";
+            CHECK(e.jsonPath() == pointer && e.message().find(words) != std::string::npos);
+            CHECK(e.file() == bad.string());
+        }
+    };
+    refusedFile("verdict", [](Json& d) { d["head_to_head"]["rows"][0]["verdict"] = "SLOWER"; },
+                "/head_to_head/rows/0/verdict", "is SLOWER, but the recorded measurements give FASTER");
+    refusedFile("replica-negative",
+                [](Json& d) { d["launches"][0]["configs"][0]["replica_round_median_ms"][0][3] = -1.0; },
+                "/launches/0/configs/0/replica_round_median_ms/0/3", "");
+    refusedFile("replica-missing", [](Json& d) { d["launches"][1]["configs"][0].erase("replica_round_median_ms"); },
+                "/launches/1/configs/0", "missing \"replica_round_median_ms\"");
+    refusedFile("replicas-undeclared", [](Json& d) { d.erase("replicas"); },
+                "/launches/0/configs/0/replica_round_median_ms", "no \"replicas\" >= 2");
+    refusedFile("replica-too-many-rounds",
+                [](Json& d) { d["launches"][0]["configs"][0]["replica_round_median_ms"][0].push_back(0.02); },
+                "/launches/0/configs/0/replica_round_median_ms/0", "at most 8 round medians");
+    refusedFile("config-outside", [](Json& d) { d["head_to_head"]["rows"][2]["candidate_config"] = 99; },
+                "/head_to_head/rows/2/candidate_config", "99 is not a config of l2norm_fwd_kernel");
+    refusedFile("no-head-to-head", [](Json& d) { d.erase("head_to_head"); }, "/head_to_head", "is missing");
+    refusedFile("other-capture", [](Json& d) { d["capture_digest"] = std::string(64, 'a'); }, "/capture_digest",
+                "is not the digest of");
+    fs::remove_all(dir);
+}
+
 }  // namespace
 
 int main() {
     readsTheH100Sweep();
     refusesImpossibleRecords();
     badFilesAreFaultsNotCrashes();
+    readsTheH100HeadToHead();
     if (g_failures) std::cerr << g_failures << " check(s) failed\n";
     else std::cout << "fla_capture_sweep_file: all checks passed\n";
     return g_failures ? 1 : 0;

@@ -364,4 +364,73 @@ std::string formatFlaConfirm(const FlaConfirmReport& report) {
     return out.str();
 }
 
+FlaConfirmFile readFlaConfirmFile(const fs::path& file, const FlaCapture& capture) {
+    const std::string name = file.string();
+    FlaCaptureSweepCheck check = checkFlaCaptureSweepFile(file);
+    if (!check.faults.empty()) throw Error(name, check.faults.front().pointer, check.faults.front().message);
+    FlaConfirmFile out;
+    out.sweep = std::move(*check.sweep);
+    if (out.sweep.sweep.digest != capture.digest)
+        throw Error(name, "/capture_digest", "is not the digest of " + capture.fileName + " (" + capture.digest +
+                                                 "): this head to head replayed another capture");
+    const Json document = readJsonFile(file);
+    const auto h = document.find("head_to_head");
+    if (h == document.end() || !h->is_object())
+        throw Error(name, "/head_to_head", "is missing: this is a capture sweep, not a head to head (confirm --manifest)");
+    if (h->value("format", Json()) != Json("tunescope-fla-confirm-v1"))
+        throw Error(name, "/head_to_head/format", "must be \"tunescope-fla-confirm-v1\"");
+    const auto threshold = h->find("threshold");
+    if (threshold == h->end() || !threshold->is_number() || threshold->get<double>() < 0)
+        throw Error(name, "/head_to_head/threshold", "must be a number >= 0");
+    out.threshold = threshold->get<double>();
+    const auto rows = h->find("rows");
+    if (rows == h->end() || !rows->is_array()) throw Error(name, "/head_to_head/rows", "must be an array");
+    const auto text = [&](const char* key, const char* fallback) {
+        const auto it = h->find(key);
+        return it != h->end() && it->is_string() ? it->get<std::string>() : std::string(fallback);
+    };
+    out.candidate.fileName = text("candidate", "candidate");
+    out.baseline.fileName = text("baseline", "baseline");
+    out.candidate.source = out.baseline.source = "recorded";
+    std::vector<std::string> verdicts;
+    for (std::size_t i = 0; i < rows->size(); ++i) {
+        const Json& row = (*rows)[i];
+        const std::string at = "/head_to_head/rows/" + std::to_string(i);
+        if (!row.is_object() || !row.value("kernel_name", Json()).is_string() || !row.value("key_hash", Json()).is_string() ||
+            !row.value("verdict", Json()).is_string())
+            throw Error(name, at, "must be an object with kernel_name, key_hash and verdict strings");
+        const std::string kernel = row["kernel_name"], key = row["key_hash"];
+        for (const char* side : {"candidate_config", "baseline_config"}) {
+            const Json v = row.value(side, Json());
+            if (v.is_null()) continue;
+            if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
+                throw Error(name, at + "/" + side, "must be null or a config index");
+            const FlaCaptureKernel* k = capture.kernel(kernel);
+            if (!k) throw Error(name, at + "/kernel_name", "'" + kernel + "' is not a kernel of the capture");
+            if (std::size_t(v.get<std::int64_t>()) >= k->configs.size())
+                throw Error(name, at + "/" + side, std::to_string(v.get<std::int64_t>()) + " is not a config of " + kernel);
+            FlaChoice choice{kernel, key, std::size_t(v.get<std::int64_t>()), Json(), at + "/" + side};
+            (std::string(side) == "candidate_config" ? out.candidate : out.baseline).choices.push_back(std::move(choice));
+        }
+        verdicts.push_back(row["verdict"]);
+    }
+    const FlaConfirmReport again = judgeFlaConfirm(out.sweep.sweep, capture, out.candidate, out.baseline, out.threshold);
+    if (again.rows.size() != verdicts.size())
+        throw Error(name, "/head_to_head/rows", std::to_string(verdicts.size()) + " rows, but the sweep has " +
+                                                    std::to_string(again.rows.size()) + " decisions");
+    for (std::size_t i = 0; i < verdicts.size(); ++i) {
+        const std::string at = "/head_to_head/rows/" + std::to_string(i);
+        const Json& row = (*rows)[i];
+        if (row["kernel_name"] != Json(again.rows[i].kernel_name) || row["key_hash"] != Json(again.rows[i].key_hash))
+            throw Error(name, at, "names " + row["kernel_name"].get<std::string>() + " key " +
+                                      row["key_hash"].get<std::string>() + ", but decision " + std::to_string(i) +
+                                      " of the sweep is " + again.rows[i].kernel_name + " key " + again.rows[i].key_hash);
+        const std::string verdict = toString(again.rows[i].verdict);
+        if (verdicts[i] != verdict)
+            throw Error(name, at + "/verdict", "is " + verdicts[i] + ", but the recorded measurements give " + verdict +
+                                                   " at the file's threshold");
+    }
+    return out;
+}
+
 }  // namespace tunescope

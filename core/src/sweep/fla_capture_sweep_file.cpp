@@ -150,7 +150,7 @@ bool isLowerHex32(const std::string& s) {
            });
 }
 
-std::optional<FlaLaunchRun> readLaunch(SweepReader& in, const Json& j, const std::string& at, int rounds) {
+std::optional<FlaLaunchRun> readLaunch(SweepReader& in, const Json& j, const std::string& at, int rounds, int replicas) {
     if (!in.object(j, at)) return std::nullopt;
     FlaLaunchRun run;
     const auto kernel = in.string(j, at, "kernel_name");
@@ -203,6 +203,47 @@ std::optional<FlaLaunchRun> readLaunch(SweepReader& in, const Json& j, const std
                 continue;
             }
             r.roundMedianMs.push_back(v.get<double>());
+        }
+        // A/A replicas (a head to head, confirm --manifest): replicas - 1 series beside round_median_ms.
+        const auto replicaIt = c.find("replica_round_median_ms");
+        if (replicaIt != c.end()) {
+            const std::string rat = cat + "/replica_round_median_ms";
+            if (replicas < 2) {
+                in.fault(rat, "is here, but the file has no \"replicas\" >= 2");
+                ok = false;
+            } else if (!replicaIt->is_array() || replicaIt->size() != std::size_t(replicas - 1)) {
+                in.fault(rat, "must be an array of " + std::to_string(replicas - 1) + " arrays (replicas - 1)");
+                ok = false;
+            } else {
+                for (std::size_t k = 0; k < replicaIt->size(); ++k) {
+                    const Json& series = (*replicaIt)[k];
+                    const std::string sat = rat + "/" + std::to_string(k);
+                    if (!series.is_array() || int(series.size()) > rounds) {
+                        in.fault(sat, "must be an array of at most " + std::to_string(rounds) + " round medians");
+                        ok = false;
+                        continue;
+                    }
+                    std::vector<double> values;
+                    for (std::size_t m = 0; m < series.size(); ++m) {
+                        const Json& v = series[m];
+                        if (!v.is_number() || !isValidTimingMs(v.get<double>())) {
+                            in.fault(sat + "/" + std::to_string(m),
+                                     v.is_number() ? timingRuleText(v.get<double>()) : "must be a number of milliseconds");
+                            ok = false;
+                            continue;
+                        }
+                        values.push_back(v.get<double>());
+                    }
+                    if (!r.error.empty() && !series.empty()) {
+                        in.fault(sat, "a config that failed to run (\"error\") has no round medians");
+                        ok = false;
+                    }
+                    r.replicaRoundMedianMs.push_back(std::move(values));
+                }
+            }
+        } else if (replicas >= 2 && r.error.empty() && !rounds_->empty()) {
+            in.fault(cat, "missing \"replica_round_median_ms\": the file has replicas " + std::to_string(replicas));
+            ok = false;
         }
         if (int(rounds_->size()) > rounds) {
             in.fault(cat + "/round_median_ms", std::to_string(rounds_->size()) + " round medians, but the sweep ran " +
@@ -434,12 +475,17 @@ FlaCaptureSweepCheck checkFlaCaptureSweepJson(const Json& document, const std::s
     const auto rms = in.number(document, "", "rms_tolerance");
     if (l2 && *l2 != "cold" && *l2 != "warm") in.fault("/l2", "must be \"cold\" or \"warm\"");
     if (rms && *rms < 0) in.fault("/rms_tolerance", "must be >= 0");
+    int replicas = 1;
+    if (document.contains("replicas")) {
+        const auto r = in.integer(document, "", "replicas", 2);
+        replicas = int(r.value_or(1));
+    }
     const Json* launches = in.array(document, "", "launches");
     const Json* decisions = in.array(document, "", "decisions");
     std::vector<std::optional<FlaLaunchRun>> launchRuns;
     if (launches)
         for (std::size_t i = 0; i < launches->size(); ++i)
-            launchRuns.push_back(readLaunch(in, (*launches)[i], "/launches/" + std::to_string(i), rounds.value_or(1 << 20)));
+            launchRuns.push_back(readLaunch(in, (*launches)[i], "/launches/" + std::to_string(i), rounds.value_or(1 << 20), replicas));
     std::set<std::pair<std::string, std::string>> keys;
     if (decisions)
         for (std::size_t i = 0; i < decisions->size(); ++i) {
@@ -460,6 +506,7 @@ FlaCaptureSweepCheck checkFlaCaptureSweepJson(const Json& document, const std::s
     out.l2 = *l2;
     out.rounds = int(*rounds);
     out.rmsTolerance = *rms;
+    out.replicas = replicas;
     for (auto& run : launchRuns) out.sweep.launches.push_back(std::move(*run));
     check.sweep = std::move(out);
     return check;

@@ -14,6 +14,7 @@
 #include "tunescope/formats/fla_capture.hpp"
 #include "tunescope/formats/fla_capture_export.hpp"
 #include "tunescope/sweep/fla_capture_replay.hpp"
+#include "tunescope/sweep/fla_capture_sweep_file.hpp"
 #include "tunescope/sweep/head_to_head.hpp"
 
 namespace tunescope {
@@ -62,6 +63,17 @@ void restrictToSides(FlaSweepOptions& options, const FlaChoices& candidate, cons
 // Judges a sweep run with restrictToSides. Rows for keys where a side has no entry are NOT MEASURED with why.
 FlaConfirmReport judgeFlaConfirm(const FlaCaptureSweep& sweep, const FlaCapture& capture, const FlaChoices& candidate,
                                  const FlaChoices& baseline, double threshold = 0.005);
+
+// A finished `confirm --manifest` results file read back: the capture sweep (checked as `validate` checks it,
+// replicas included) and the sides its head_to_head recorded. The recorded verdicts are judged again at the file's
+// own threshold and must come out the same: a verdict, config or key the measurements cannot give is refused.
+// Throws Error(file, JSON Pointer, message).
+struct FlaConfirmFile {
+    FlaCaptureSweepFile sweep;
+    FlaChoices candidate, baseline;
+    double threshold = 0.005;
+};
+FlaConfirmFile readFlaConfirmFile(const std::filesystem::path& file, const FlaCapture& capture);
 
 // The report as JSON (tunescope-fla-confirm-v1) and as the lines `confirm --manifest` prints.
 Json toJson(const FlaConfirmReport& report);

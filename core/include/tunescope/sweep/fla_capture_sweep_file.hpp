@@ -23,6 +23,7 @@ struct FlaCaptureSweepFile {
     std::string l2;  // "cold" or "warm"
     int rounds = 0;
     double rmsTolerance = 0.0;
+    int replicas = 1;               // A/A items per config and round (confirm --manifest writes 2)
     bool launchRunsListed = false;  // decisions name their launches (files written before 2026-12-07 do not)
 };
 
