@@ -320,15 +320,21 @@ double ScriptedWork::timeSampleMs() {
     return 1.0 + std::abs(config - 1);
 }
 
-void testScriptedSweep(const fs::path& cache) {
-    const FlaCapture capture = readFlaCapture(t4096Fixture());
-    ScriptedDevice device;
+// A short stopping rule: the scripted times do not vary, so three samples decide.
+FlaSweepOptions scriptedOptions(const fs::path& cache) {
     FlaSweepOptions options;
     options.tritonCache = cache;
     options.rule.warmupSamples = 1;
     options.rule.minSamples = 3;
     options.rule.minTimeMs = 0;
     options.rule.timeoutMs = 100;
+    return options;
+}
+
+void testScriptedSweep(const fs::path& cache) {
+    const FlaCapture capture = readFlaCapture(t4096Fixture());
+    ScriptedDevice device;
+    FlaSweepOptions options = scriptedOptions(cache);
     options.rounds = 2;
     const FlaCaptureSweep sweep = runFlaCaptureSweep(capture, device, options);
     CHECK(device.prepares == 1 && sweep.launches.size() == 7 && sweep.decisions.size() == 6);
@@ -407,12 +413,7 @@ void testScriptedConfirm(const fs::path& cache) {
     CHECK(throws([&] { flaConfirmSide(capture, "/no/such/folder"); }));
 
     ScriptedDevice device;
-    FlaSweepOptions options;
-    options.tritonCache = cache;
-    options.rule.warmupSamples = 1;
-    options.rule.minSamples = 3;
-    options.rule.minTimeMs = 0;
-    options.rule.timeoutMs = 100;
+    FlaSweepOptions options = scriptedOptions(cache);
     options.rounds = 3;
     restrictToSides(options, candidate, baseline);
     const FlaCaptureSweep sweep = runFlaCaptureSweep(capture, device, options);

@@ -185,16 +185,6 @@ double medianOfFinite(std::vector<double> v) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-HeadToHeadVerdict fromPaired(Comparison c) {
-    switch (c) {
-    case Comparison::Faster: return HeadToHeadVerdict::Faster;
-    case Comparison::Slower: return HeadToHeadVerdict::Slower;
-    case Comparison::Same: return HeadToHeadVerdict::Tie;
-    case Comparison::Ambiguous: return HeadToHeadVerdict::Undecided;
-    }
-    return HeadToHeadVerdict::Undecided;
-}
-
 // Why a side's config has no usable rounds at the key: the first launch where it failed to run or to check.
 std::string whyUnmeasured(const FlaCaptureSweep& sweep, const std::vector<std::size_t>& launchRuns, std::size_t config,
                           const std::string& side) {

@@ -137,8 +137,6 @@ bool HeadToHeadReport::atLeastAsFast() const {
            count(HeadToHeadVerdict::NotMeasured) == 0;
 }
 
-namespace {
-
 HeadToHeadVerdict fromPaired(Comparison c) {
     switch (c) {
     case Comparison::Faster: return HeadToHeadVerdict::Faster;
@@ -148,6 +146,8 @@ HeadToHeadVerdict fromPaired(Comparison c) {
     }
     return HeadToHeadVerdict::Undecided;
 }
+
+namespace {
 
 // The replica-0 record of `config` among a shape's records.
 const ResultRecord* firstReplica(const std::vector<const ResultRecord*>& records, const L2NormConfig& config) {

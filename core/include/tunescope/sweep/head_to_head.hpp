@@ -47,6 +47,8 @@ enum class HeadToHeadVerdict {
     NotMeasured,  // a policy's config has no measurement at this NB (failed or not run), or no round measured both
 };
 std::string toString(HeadToHeadVerdict verdict);  // "same config", "FASTER", "TIE", "SLOWER", ...
+// A paired comparison's verdict as a head-to-head verdict (SAME is TIE, AMBIGUOUS is UNDECIDED).
+HeadToHeadVerdict fromPaired(Comparison comparison);
 
 struct HeadToHeadRow {
     int nb = 0;
