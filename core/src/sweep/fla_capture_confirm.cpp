@@ -49,9 +49,23 @@ std::optional<std::size_t> matchConfig(const FlaCaptureKernel& kernel, const Jso
     return std::nullopt;
 }
 
-// One FLA config file of a capture kernel: every entry whose key the capture has, as a capture config index.
-void readKernelFile(const FlaCaptureKernel& kernel, const fs::path& file,
-                    FlaChoices& out) {
+// One entry of an FLA config file for a key the capture launched, as a capture config index.
+void addEntry(const FlaCaptureKernel& kernel, const std::string& file, const std::string& keyHash, const Json& config,
+              FlaChoices& out) {
+    const bool launched = std::any_of(kernel.launches.begin(), kernel.launches.end(),
+                                      [&](const FlaCaptureLaunch& l) { return l.key_hash == keyHash; });
+    if (!launched) return;  // a key the capture never launched: not judged here
+    const std::string at = jsonPointerAppend(jsonPointerAppend("/autotune_entries", keyHash), "config");
+    const auto index = matchConfig(kernel, config);
+    if (!index)
+        throw Error(file, at,
+                    "is none of the capture's " + std::to_string(kernel.configs.size()) + " configs of " +
+                        kernel.kernel_name + " (" + flaConfigText(config) + "): the capture has no binary to replay it");
+    out.choices.push_back({kernel.kernel_name, keyHash, *index, Json(), at});
+}
+
+// A plain FLA config file of a capture kernel (no manifest checked it): every entry the capture can judge.
+void readKernelFile(const FlaCaptureKernel& kernel, const fs::path& file, FlaChoices& out) {
     JsonReadOptions options;
     options.allowNonFiniteTokens = true;  // FLA writes Infinity for a config that failed to compile
     const Json document = readJsonFile(file, options);
@@ -63,25 +77,10 @@ void readKernelFile(const FlaCaptureKernel& kernel, const fs::path& file,
     const auto entries = document.find("autotune_entries");
     if (entries == document.end() || !entries->is_object())
         throw Error(name, "/autotune_entries", "must be an object of entries keyed by FLA's key hash");
-    std::set<std::string> keys;
-    for (const auto& launch : kernel.launches) keys.insert(launch.key_hash);
     for (auto it = entries->begin(); it != entries->end(); ++it) {
-        if (!keys.count(it.key())) continue;  // a key the capture never launched: not judged here
-        const std::string at = jsonPointerAppend(jsonPointerAppend("/autotune_entries", it.key()), "config");
         if (!it.value().is_object() || !it.value().contains("config"))
             throw Error(name, jsonPointerAppend("/autotune_entries", it.key()), "must be an object with a config");
-        const auto index = matchConfig(kernel, it.value()["config"]);
-        if (!index)
-            throw Error(name, at,
-                        "is none of the capture's " + std::to_string(kernel.configs.size()) + " configs of " +
-                            kernel.kernel_name + " (" + flaConfigText(it.value()["config"]) +
-                            "): the capture has no binary to replay it");
-        FlaChoice choice;
-        choice.kernel_name = kernel.kernel_name;
-        choice.key_hash = it.key();
-        choice.config = *index;
-        choice.pointer = at;
-        out.choices.push_back(std::move(choice));
+        addEntry(kernel, name, it.key(), it.value()["config"], out);
     }
 }
 
@@ -119,10 +118,10 @@ FlaChoices flaConfirmSide(const FlaCapture& capture, const std::string& spec) {
         const FlaConfigDir dir = readFlaConfigDir(path);  // hashes and FLA's format checked first
         out.source = "tunescope-fla-config-dir";
         out.fileName = dir.manifestFile.string();
-        for (const FlaConfigDirKernel& k : dir.kernels) {
+        for (const FlaConfigDirKernel& k : dir.kernels) {  // entries as the folder's check read them
             const FlaCaptureKernel* kernel = capture.kernel(k.kernel_name);
             if (!kernel) continue;  // a kernel the capture did not launch
-            readKernelFile(*kernel, k.file, out);
+            for (const FlaConfigDirEntry& e : k.entries) addEntry(*kernel, k.file.string(), e.key_hash, e.config, out);
         }
         return out;
     }
@@ -356,14 +355,16 @@ std::string formatFlaConfirm(const FlaConfirmReport& report) {
 
 FlaConfirmFile readFlaConfirmFile(const fs::path& file, const FlaCapture& capture) {
     const std::string name = file.string();
-    FlaCaptureSweepCheck check = checkFlaCaptureSweepFile(file);
+    JsonReadOptions options;
+    options.rejectDuplicateKeys = true;  // as checkFlaCaptureSweepFile reads: the file is parsed once
+    const Json document = parseJson(readTextFile(file), name, options);
+    FlaCaptureSweepCheck check = checkFlaCaptureSweepJson(document, name);
     if (!check.faults.empty()) throw Error(name, check.faults.front().pointer, check.faults.front().message);
     FlaConfirmFile out;
     out.sweep = std::move(*check.sweep);
     if (out.sweep.sweep.digest != capture.digest)
         throw Error(name, "/capture_digest", "is not the digest of " + capture.fileName + " (" + capture.digest +
                                                  "): this head to head replayed another capture");
-    const Json document = readJsonFile(file);
     const auto h = document.find("head_to_head");
     if (h == document.end() || !h->is_object())
         throw Error(name, "/head_to_head", "is missing: this is a capture sweep, not a head to head (confirm --manifest)");
