@@ -43,6 +43,7 @@
 #include "pages/cublasltpolicyview.hpp"
 #include "pages/cublasltview.hpp"
 #include "pages/diffview.hpp"
+#include "pages/flaconfigdirview.hpp"
 #include "pages/headtoheadview.hpp"
 #include "pages/plotsview.hpp"
 #include "pages/policyeditor.hpp"
@@ -53,6 +54,7 @@
 #include "tunescope/base/hashing.hpp"
 #include "tunescope/base/version.hpp"
 #include "tunescope/formats/fla_cache.hpp"
+#include "tunescope/formats/fla_config_dir.hpp"
 #include "tunescope/formats/triton_cache.hpp"
 #include "tunescope/formats/validation.hpp"
 #include "tunescope/sweep/fla_capture_sweep_file.hpp"
@@ -73,7 +75,8 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), profile_(new ProfileDocument(this)), results_(new ResultsDocument(this)),
       pages_(new QTabWidget(this)), editor_(new PolicyEditor(profile_, results_, this)),
       plots_(new PlotsView(profile_, results_, this)), sweep_(new SweepView(profile_, results_, this)),
-      cublasLt_(new CublasLtView(this)), cublasLtPolicy_(new CublasLtPolicyView(this)), captureSweep_(new CaptureSweepView(this)), diff_(new DiffView(profile_, this)), compare_(new CompareView(this)),
+      cublasLt_(new CublasLtView(this)), cublasLtPolicy_(new CublasLtPolicyView(this)), captureSweep_(new CaptureSweepView(this)),
+      flaConfigDir_(new FlaConfigDirView(this)), diff_(new DiffView(profile_, this)), compare_(new CompareView(this)),
       headToHead_(new HeadToHeadView(this)),
       watcher_(new QFileSystemWatcher(this)), documentTree_(new QTreeView(this)),
       documentModel_(new JsonTreeModel(this)), validation_(new ValidationPanel(profile_, this)),
@@ -110,6 +113,7 @@ MainWindow::MainWindow(QWidget* parent)
     pages_->addTab(headToHead_, tr("Head to head"));
     pages_->addTab(cublasLtPolicy_, tr("cuBLASLt policy"));
     pages_->addTab(captureSweep_, tr("Capture sweep"));
+    pages_->addTab(flaConfigDir_, tr("FLA_CONFIG_DIR"));
     pages_->setUsesScrollButtons(true);
     setCentralWidget(pages_);
 
@@ -168,6 +172,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(cublasLt_, &CublasLtView::reportOpened, this, &MainWindow::addRecentFile);
     connect(cublasLtPolicy_, &CublasLtPolicyView::policyOpened, this, &MainWindow::addRecentFile);
     connect(captureSweep_, &CaptureSweepView::sweepOpened, this, &MainWindow::addRecentFile);
+    connect(flaConfigDir_, &FlaConfigDirView::folderOpened, this, &MainWindow::addRecentFile);
 
     QSettings settings;
     // Geometry per screen (name and size): a layout made on a 2560x1440 monitor does not suit the laptop panel.
@@ -181,13 +186,19 @@ MainWindow::MainWindow(QWidget* parent)
     updateTitle();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+    // The profile document outlives this destructor (QWidget deletes children later), and its undo stack signals
+    // modifiedChanged as it goes: no slot of a half-destroyed window may run then.
+    profile_->disconnect(this);
+}
 
 void MainWindow::createMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* open = file->addAction(tr("&Open..."), this, &MainWindow::openDialog);
     open->setShortcut(QKeySequence::Open);
     open->setToolTip(tr("Open a profile, a sweep results file or a cuBLASLt report"));
+    file->addAction(tr("Open FLA_CONFIG_&DIR..."), this, &MainWindow::openFlaConfigDirDialog)
+        ->setObjectName(QStringLiteral("openFlaConfigDirAction"));
     QMenu* samples = file->addMenu(tr("Open &sample"));
     const QStringList sampleFiles = bundledSamples();
     for (const QString& sample : sampleFiles)
@@ -345,11 +356,9 @@ bool MainWindow::openFile(const QString& path, bool quiet) {
         fail(tr("Open"), tr("%1: no such file").arg(path), quiet);
         return false;
     }
-    if (info.isDir()) {
-        fail(tr("Open"), tr("%1: is a folder, not a file").arg(path), quiet);
-        return false;
-    }
     if (path.endsWith(QLatin1String(".jsonl")) || path.endsWith(QLatin1String(".jsonl.gz"))) return openResults(path, quiet);
+    // Every folder is taken for an FLA_CONFIG_DIR (its check says what a folder lacks), and so is its manifest file.
+    if (isFlaConfigDirPath(path.toStdString())) return openFlaConfigDir(path, quiet);
     DocumentKind kind = DocumentKind::Unknown;
     try {
         // Infinity tokens allowed: Triton's autotune cache times failed configs as bare Infinity (the import reads
@@ -492,6 +501,17 @@ bool MainWindow::openCaptureSweep(const QString& path, bool quiet) {
         return false;
     }
     showPage(Page::CaptureSweep);
+    showStatus(tr("Opened %1").arg(path), 5000);
+    return true;
+}
+
+bool MainWindow::openFlaConfigDir(const QString& path, bool quiet) {
+    QString error;
+    if (!flaConfigDir_->openFolder(path, &error)) {
+        fail(tr("Open FLA_CONFIG_DIR"), error, quiet);
+        return false;
+    }
+    showPage(Page::FlaConfigDir);
     showStatus(tr("Opened %1").arg(path), 5000);
     return true;
 }
@@ -682,6 +702,15 @@ void MainWindow::openDialog() {
     if (paths.isEmpty()) return;
     settings.setValue(QStringLiteral("dialogs/openDir"), QFileInfo(paths.front()).absolutePath());
     for (const QString& path : paths) openFile(path);
+}
+
+void MainWindow::openFlaConfigDirDialog() {
+    QSettings settings;
+    const QString dir = QFileDialog::getExistingDirectory(
+        this, tr("Open FLA_CONFIG_DIR (a folder capture export-fla wrote)"), settings.value(QStringLiteral("dialogs/openDir")).toString());
+    if (dir.isEmpty()) return;
+    settings.setValue(QStringLiteral("dialogs/openDir"), QFileInfo(dir).absolutePath());
+    openFlaConfigDir(dir);
 }
 
 void MainWindow::saveAsDialog() {

@@ -21,6 +21,7 @@ class ElidingLabel;
 class CublasLtView;
 class CublasLtPolicyView;
 class CaptureSweepView;
+class FlaConfigDirView;
 class DiffView;
 class JsonTreeModel;
 class PlotsView;
@@ -35,19 +36,21 @@ enum class DocumentKindHint { FlaConfig, TritonCache };
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    enum class Page { Policy, Plots, Sweep, CublasLt, Diff, Document, Compare, HeadToHead, CublasLtPolicy, CaptureSweep };
+    enum class Page { Policy, Plots, Sweep, CublasLt, Diff, Document, Compare, HeadToHead, CublasLtPolicy, CaptureSweep, FlaConfigDir };
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // Opens a profile, a results file (.jsonl) or a cuBLASLt report, judged by its content; shows errors in a
-    // message box unless `quiet`, and returns false with the message in lastError().
+    // Opens a profile, a results file (.jsonl), a cuBLASLt report or an FLA_CONFIG_DIR (any folder, or the folder's
+    // manifest), judged by its content; shows errors in a message box unless `quiet`, and returns false with the
+    // message in lastError().
     bool openFile(const QString& path, bool quiet = false);
     bool openProfile(const QString& path, bool quiet = false);
     bool openResults(const QString& path, bool quiet = false);
     bool openReport(const QString& path, bool quiet = false);
     bool openCublasLtPolicy(const QString& path, bool quiet = false);
     bool openCaptureSweep(const QString& path, bool quiet = false);  // sweep --manifest's results file
+    bool openFlaConfigDir(const QString& path, bool quiet = false);  // capture export-fla's folder, or its manifest
     // An FLA config file or a Triton autotune cache: imported into the open profile (one undo step), or made into
     // a new, unsaved profile when none is open (the core's import functions, as `import-fla` / `import-triton`).
     bool importFile(const QString& path, DocumentKindHint kind, bool quiet = false);
@@ -74,6 +77,7 @@ public:
     CublasLtView* cublasLtView() { return cublasLt_; }
     CublasLtPolicyView* cublasLtPolicyView() { return cublasLtPolicy_; }
     CaptureSweepView* captureSweepView() { return captureSweep_; }
+    FlaConfigDirView* flaConfigDirView() { return flaConfigDir_; }
     DiffView* diffView() { return diff_; }
     CompareView* compareView() { return compare_; }
     HeadToHeadView* headToHeadView() { return headToHead_; }
@@ -111,6 +115,7 @@ private:
     void openDialog();
     void saveAsDialog();
     void exportFlaDialog();
+    void openFlaConfigDirDialog();
     // File watching: the open profile (and its signature) changed on disk.
     void watchProfile();
     void onWatchedFileChanged();
@@ -125,6 +130,7 @@ private:
     CublasLtView* cublasLt_;
     CublasLtPolicyView* cublasLtPolicy_;
     CaptureSweepView* captureSweep_;
+    FlaConfigDirView* flaConfigDir_;
     DiffView* diff_;
     CompareView* compare_;
     HeadToHeadView* headToHead_;

@@ -27,6 +27,7 @@
 #include "pages/cublasltpolicyview.hpp"
 #include "pages/cublasltview.hpp"
 #include "pages/diffview.hpp"
+#include "pages/flaconfigdirview.hpp"
 #include "pages/plotsview.hpp"
 #include "pages/policyeditor.hpp"
 #include "pages/sweepview.hpp"
@@ -56,7 +57,8 @@ bool save(QWidget* widget, const QString& dir, const QString& name) {
 }  // namespace
 
 int takeScreenshots(const QString& dir, const QString& resultsFile, const QString& reportFile, const QString& compareA,
-                    const QString& compareB, const QString& captureSweep) {
+                    const QString& compareB, const QString& captureSweep, const QString& flaConfigDir,
+                    const QString& flaConfigDirCompare) {
     QDir().mkpath(dir);
     const QString profilesDir = bundledProfilesDir();
     if (profilesDir.isEmpty()) {
@@ -164,6 +166,22 @@ int takeScreenshots(const QString& dir, const QString& resultsFile, const QStrin
         } else {
             std::fprintf(stderr, "tunescope: %s\n", qPrintable(window.lastError()));
             ++failures;
+        }
+    }
+
+    // The FLA_CONFIG_DIR page (capture export-fla's folder), compared with a second folder when one is given.
+    if (!flaConfigDir.isEmpty()) {
+        QString folderError;
+        if (!window.openFlaConfigDir(flaConfigDir, true)) {
+            std::fprintf(stderr, "tunescope: %s\n", qPrintable(window.lastError()));
+            ++failures;
+        } else if (!flaConfigDirCompare.isEmpty() && !window.flaConfigDirView()->compareWith(flaConfigDirCompare, &folderError)) {
+            std::fprintf(stderr, "tunescope: %s\n", qPrintable(folderError));
+            ++failures;
+        } else {
+            window.validationDock()->hide();  // the page needs the height; the dock is about the profile
+            failures += !save(&window, dir, QStringLiteral("fla-config-dir.png"));
+            window.validationDock()->show();
         }
     }
 

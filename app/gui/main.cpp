@@ -1,7 +1,7 @@
 // The TuneScope desktop app: a thin shell over the ui library. `tunescope [FILE...]` opens the files given
 // (profiles, sweep results, cuBLASLt reports); `tunescope --screenshots DIR [--results FILE] [--report FILE]
-// [--compare-a FILE --compare-b FILE] [--capture-sweep FILE]` renders every main view to PNG files in DIR and exits
-// (docs/gui.md).
+// [--compare-a FILE --compare-b FILE] [--capture-sweep FILE] [--fla-config-dir DIR [--fla-config-dir-compare DIR]]`
+// renders every main view to PNG files in DIR and exits (docs/gui.md).
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -29,6 +29,12 @@ struct Options {
     QCommandLineOption captureSweep{QStringLiteral("capture-sweep"),
                                     QStringLiteral("sweep --manifest results file the screenshots' capture-sweep page shows."),
                                     QStringLiteral("FILE")};
+    QCommandLineOption flaConfigDir{QStringLiteral("fla-config-dir"),
+                                    QStringLiteral("FLA_CONFIG_DIR (capture export-fla's folder) the screenshots' page shows."),
+                                    QStringLiteral("DIR")};
+    QCommandLineOption flaConfigDirCompare{QStringLiteral("fla-config-dir-compare"),
+                                           QStringLiteral("Second FLA_CONFIG_DIR that page compares with --fla-config-dir."),
+                                           QStringLiteral("DIR")};
 };
 
 void describe(QCommandLineParser& parser, const Options& options) {
@@ -39,7 +45,8 @@ void describe(QCommandLineParser& parser, const Options& options) {
                                  QStringLiteral("Profiles, sweep results (.jsonl, .jsonl.gz) or cuBLASLt reports to open"),
                                  QStringLiteral("[FILE...]"));
     parser.addOptions(
-        {options.screenshots, options.results, options.report, options.compareA, options.compareB, options.captureSweep});
+        {options.screenshots, options.results, options.report, options.compareA, options.compareB, options.captureSweep,
+         options.flaConfigDir, options.flaConfigDirCompare});
 }
 
 void setIdentity() {
@@ -72,7 +79,8 @@ int main(int argc, char** argv) {
     if (parser.isSet(options.screenshots))
         return tunescope::ui::takeScreenshots(parser.value(options.screenshots), parser.value(options.results),
                                               parser.value(options.report), parser.value(options.compareA),
-                                              parser.value(options.compareB), parser.value(options.captureSweep));
+                                              parser.value(options.compareB), parser.value(options.captureSweep),
+                                              parser.value(options.flaConfigDir), parser.value(options.flaConfigDirCompare));
 
     tunescope::ui::MainWindow window;
     window.show();
