@@ -17,6 +17,7 @@ import os
 import statistics
 import sys
 
+placements = {}  # results file -> {round: placement} where the rounds recorded one (--placements)
 
 def parse_nbs(text):
     out = []
@@ -48,6 +49,8 @@ def read_results(path, nbs, l2, pair):
             per_round = found.setdefault(r["nb"], {}).setdefault(key, {})
             for rnd in r.get("rounds") or []:
                 per_round.setdefault(rnd["round"], []).append(rnd["median_ms"] * 1000.0)
+                if "placement" in rnd:
+                    placements.setdefault(path, {})[rnd["round"]] = rnd["placement"]
     return found
 
 
@@ -68,7 +71,8 @@ def read_alloc(path, nbs, l2, pair):
     return out
 
 
-def describe(name, per_nb, pair):
+def describe(name, per_nb, pair, round_placement=None):
+    round_placement = round_placement or {}
     lines = []
     for nb in sorted(per_nb):
         cfgs = per_nb[nb]
@@ -86,13 +90,20 @@ def describe(name, per_nb, pair):
                       f"over {len(ratios)} rounds") if ratios else "no common rounds"
         lines.append(f"{name:28s} NB {nb:2d}  {pair[0]} {medians[0]:8.2f} us ({spreads[0]})  {pair[1]} "
                      f"{medians[1]:8.2f} us ({spreads[1]})  ratio {medians[0] / medians[1]:.4f}; {ratio_text}")
+        by_placement = {}
+        for r, ratio in zip(common, ratios):
+            if r in round_placement:
+                by_placement.setdefault(round_placement[r], []).append(ratio)
+        if by_placement:
+            lines.append(" " * 38 + "per placement: " + ", ".join(
+                f"{p}: {statistics.median(v):.4f} ({len(v)} rounds)" for p, v in sorted(by_placement.items())))
     return lines
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--nb", required=True, help="NB list: 24 or 8,9")
-    ap.add_argument("--l2", required=True, choices=["cold", "warm"])
+    ap.add_argument("--l2", required=True, choices=["cold", "warm", "hot"])
     ap.add_argument("--pair", required=True, help="two configs BT/warps/stages, comma separated")
     ap.add_argument("--alloc", help="l2_gap_probe.py --allocations JSON instead of results files")
     ap.add_argument("files", nargs="*")
@@ -108,7 +119,8 @@ def main():
         return
     for path in a.files:
         name = os.path.basename(path).split(".")[0]
-        print("\n".join(describe(name, read_results(path, nbs, a.l2, pair), pair)))
+        found = read_results(path, nbs, a.l2, pair)
+        print("\n".join(describe(name, found, pair, placements.get(path))))
 
 
 if __name__ == "__main__":

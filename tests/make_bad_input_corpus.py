@@ -231,6 +231,9 @@ def results_repros():
     refused("r-bt-zero", 4, setter(["config", "BT"], 0), "/config", "not a config of the file's plan")
     refused("r-config-other", 4, setter(["config", "BT"], 64), "/config", "not a config of the file's plan")
     refused("r-replica-other", 4, setter(["replica"], 5), "/replica", "is 5")
+    # A round that names a buffer placement in a plan of one placement (docs/sweep.md, "Placements").
+    refused("r-placement-in-one-placement-plan", 2, setter(["rounds", 1, "placement"], 1), "/rounds/1/placement",
+            "has one buffer placement")
     # 4. a NUL byte after a record's JSON (alone, and with more text after it).
     for name, tail in (("r-nul-after-json", b"\x00"), ("r-nul-then-text", b"\x00 {}")):
         changed = list(lines)

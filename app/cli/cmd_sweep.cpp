@@ -172,6 +172,7 @@ struct SweepArgs {
     double raceMargin = SweepPlan{}.raceMargin;
     unsigned long long orderSeed = SweepPlan{}.orderSeed;
     int replicas = 1;
+    int placements = 1;
     bool allowMixedDevices = false;
     std::string manifest;  // sweep --manifest: the kernels of an FLA capture (docs/fla-capture.md)
     bool dryRun = false;
@@ -204,6 +205,7 @@ void applyEngineArgs(SweepPlan& plan, const SweepArgs& a) {
     plan.eps = static_cast<float>(a.eps);
     plan.rounds = a.rounds;
     plan.orderSeed = a.orderSeed;
+    plan.placements = a.placements;
 }
 
 SweepPlan buildPlan(const SweepArgs& a, CLI::App& sub) {
@@ -513,6 +515,9 @@ bool runPlans(const SweepArgs& a, const std::vector<std::pair<const SweepPlan*, 
 
 // sweep --manifest takes the device, Triton cache, timer, L2 regime, stopping rule and rounds of the ordinary sweep.
 CaptureSweepArgs captureSweepArgs(const SweepArgs& a) {
+    if (a.placements != 1)
+        throw Error("", "", "--placements is for the l2norm sweep and confirm: a capture's replay buffers have one "
+                            "placement (docs/sweep.md, \"Placements\")");
     CaptureSweepArgs c;
     c.manifest = a.manifest;
     c.dryRun = a.dryRun;
@@ -771,6 +776,10 @@ void addEngineOptions(CLI::App* cmd, SweepArgs& a) {
         ->capture_default_str();
     cmd->add_option("--seed", a.seed, "input data seed")->capture_default_str();
     cmd->add_option("--eps", a.eps, "l2norm epsilon")->capture_default_str();
+    cmd->add_option("--placements", a.placements,
+                    "copies of the input and output buffers, each its own allocation; round r uses copy r mod K, so "
+                    "the rounds' spread carries where the buffers lie (docs/sweep.md, \"Placements\")")
+        ->capture_default_str();
     cmd->add_option("--order-seed", a.orderSeed, "seed of the rounds' shuffled orders (recorded)")
         ->capture_default_str();
     cmd->add_flag("--allow-mixed-devices", a.allowMixedDevices,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 22, the context effect of BENCHMARKS.md run 19 (~3-4 min): at NB 24 cold the sweep read 8/1/3 and 32/16/3
+# Issue 22, the context effect of BENCHMARKS.md run 19 (~5-6 min): at NB 24 cold the sweep read 8/1/3 and 32/16/3
 # as a tie (262.75 vs 263.27 us) and the confirm read 8/1/3 1.2% slower (265.14 vs 262.14), each steady over all of
 # its rounds. What differs between the two runs: the items per round (25 configs vs 4), the copy ceiling (the sweep
 # allocates and times a device copy, the confirm does not), the NBs before it (buffers grow with NB, so x and y sit
@@ -9,6 +9,8 @@
 #   (b) two passes of: sweep --nb 24 (25 configs), sweep --nb 24 --no-copy, sweep --nb 24 --grid pair,
 #       confirm --nb 24, the same with x/y/rstd placed elsewhere (TUNESCOPE_PLACEMENT_PAD_KB = 4, 2048, 6148,
 #       65540), confirm --nb 1-32 (the run-19 context), sweep --nb 1-32 --l2 cold (the run-19 context)
+#       and with --placements 3 (sweep --rounds 6, confirm --rounds 9, also over NB 1-32): do rotated placements make
+#       processes agree, and is NB 24 still SLOWER?
 #   (c) the same for NB 8-9 warm (8/2/3 vs 32/16/3), one pass
 #   (d) bench/l2_gap_probe.py --allocations 6 at NB 24 cold and NB 8, 9 warm: do the pair's times move between
 #       buffer allocations as much as between the contexts?
@@ -65,6 +67,10 @@ for pass in 1 2; do
         TUNESCOPE_PLACEMENT_PAD_KB=$pad run p$pass-confirm24-pad$pad confirm "$exports/export-cold" --baseline $base "${t[@]}" \
             --triton-cache $cache --nb 24 --l2 cold --out "$res/p$pass-confirm24-pad$pad.jsonl"
     done
+    # The same with the buffers' placement rotated over the rounds (docs/sweep.md, "Placements").
+    run p$pass-sweep24-pl3 sweep "${t[@]}" --triton-cache $cache --nb 24 --l2 cold --placements 3 --rounds 6 --out "$res/p$pass-sweep24-pl3.jsonl"
+    run p$pass-confirm24-pl3 confirm "$exports/export-cold" --baseline $base "${t[@]}" --triton-cache $cache --nb 24 --l2 cold --placements 3 --rounds 9 --out "$res/p$pass-confirm24-pl3.jsonl"
+    run p$pass-confirm-all-pl3 confirm "$exports/export-cold" --baseline $base "${t[@]}" --triton-cache $full --l2 cold --placements 3 --rounds 9 --out "$res/p$pass-confirm-all-pl3.jsonl"
     run p$pass-confirm-all confirm "$exports/export-cold" --baseline $base "${t[@]}" --triton-cache $full --l2 cold --out "$res/p$pass-confirm-all.jsonl"
     [ -z "${SKIP_FULL:-}" ] && run p$pass-sweep-all sweep "${t[@]}" --triton-cache $full --nb 1-32 --l2 cold --out "$res/p$pass-sweep-all.jsonl"
 done
@@ -72,6 +78,7 @@ echo "=== (c) NB 8-9 warm ($(elapsed) s)"
 run warm-sweep89 sweep "${t[@]}" --triton-cache $cache --nb 8,9 --l2 warm --out "$res/warm-sweep89.jsonl"
 run warm-sweep89-pair sweep "${t[@]}" --triton-cache $cache --nb 8,9 --l2 warm --grid "$res/pair89.json" --out "$res/warm-sweep89-pair.jsonl"
 run warm-confirm89 confirm "$exports/export-warm" --baseline $base "${t[@]}" --triton-cache $cache --nb 8,9 --l2 warm --out "$res/warm-confirm89.jsonl"
+run warm-confirm89-pl3 confirm "$exports/export-warm" --baseline $base "${t[@]}" --triton-cache $cache --nb 8,9 --l2 warm --placements 3 --rounds 9 --out "$res/warm-confirm89-pl3.jsonl"
 
 echo "=== (d) Python across allocations ($(elapsed) s)"
 env TRITON_CACHE_DIR=$cache PYTHONUNBUFFERED=1 timeout 150 python3 bench/l2_gap_probe.py --fla-path "$fla" --nb 24 \

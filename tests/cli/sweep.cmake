@@ -48,3 +48,19 @@ foreach(timer cupti events)
             --l2 both --timer ${timer} --out ${CMAKE_BINARY_DIR}/cli-sweep-cuda-${timer}.jsonl)
   set_tests_properties(cli_sweep_cuda_${timer} PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77)
 endforeach()
+
+# Buffer placements (docs/sweep.md, "Placements"): the CPU keeps one copy, says so once, and its rounds record
+# placement 0 in a plan that records placements 3; out-of-range counts and a capture sweep are refused with exit 2.
+add_test(NAME cli_sweep_cpu_placements
+  COMMAND tunescope-cli sweep --backend cpu --hot ${TUNESCOPE_SWEEP_TINY} --rounds 3 --placements 3
+          --out ${CMAKE_BINARY_DIR}/cli-sweep-cpu-placements.jsonl)
+set_tests_properties(cli_sweep_cpu_placements PROPERTIES TIMEOUT 300
+  PASS_REGULAR_EXPRESSION "keeps 1 buffer placement\\(s\\) of the 3 asked for")
+add_test(NAME cli_sweep_placements_out_of_range
+  COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:tunescope-cli>$<SEMICOLON>sweep$<SEMICOLON>--placements$<SEMICOLON>9$<SEMICOLON>--out$<SEMICOLON>${CMAKE_BINARY_DIR}/unused-sweep.jsonl
+          -DEXPECT_EXIT=2 "-DEXPECT_OUTPUT=--placements must be between 1 and 8"
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/scripts/expect_exit.cmake)
+add_test(NAME cli_sweep_placements_not_for_a_capture
+  COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:tunescope-cli>$<SEMICOLON>sweep$<SEMICOLON>--manifest$<SEMICOLON>${CMAKE_CURRENT_SOURCE_DIR}/data/fla-capture/h100-gdr-fwd-T4096.json$<SEMICOLON>--placements$<SEMICOLON>2$<SEMICOLON>--dry-run
+          -DEXPECT_EXIT=2 "-DEXPECT_OUTPUT=--placements is for the l2norm sweep and confirm"
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/scripts/expect_exit.cmake)

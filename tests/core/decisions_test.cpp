@@ -599,6 +599,117 @@ void headToHeadJudgesRealGapsOnly(const std::filesystem::path& dir) {
     CHECK(sameConfig == 5);
 }
 
+// Buffer placements (docs/sweep.md, "Placements"): on a device where the candidate is 1.2% slower on one placement
+// of the buffers and as fast or faster on the others, one placement calls it SLOWER in every run (what run 19's
+// confirm and sweep disagreed about at NB 24); rotating three placements over the rounds puts that effect into the
+// rounds' spread, so nothing is called SLOWER. Rounds record their placement, the file reads back, and a round
+// naming a placement its plan does not have is refused with its pointer.
+class PlacementDevice final : public Device {
+public:
+    PlacementDevice(int kept, std::vector<double> candidateFactor)
+        : kept_(kept), candidateFactor_(std::move(candidateFactor)) {
+        info_.backend = "scripted";
+        info_.name = "Scripted state device 0";
+        info_.architecture = "gfx942";
+        info_.warpSize = 32;
+    }
+    const DeviceInfo& info() const override { return info_; }
+    bool supports(const L2NormConfig&, std::string*) const override { return true; }
+    void prepareL2Norm(std::int64_t, std::uint64_t) override {}
+    int setL2NormPlacements(int count) override { return std::min(count, kept_); }
+    void useL2NormPlacement(int index) override {
+        CHECK(index >= 0 && index < kept_);
+        placement_ = index;
+        used.insert(index);
+    }
+    std::unique_ptr<TimedWork> l2normWork(const L2NormConfig& c, float) override {
+        const double factor = c == L2NormConfig{16, 4, 3, 1} ? candidateFactor_[std::size_t(placement_)] : 1.0;
+        return std::make_unique<StateWork>(factor, state_);
+    }
+    std::unique_ptr<TimedWork> copyWork() override { return std::make_unique<StateWork>(0.5, state_); }
+    void runL2Norm(const L2NormConfig&, std::span<const std::uint16_t>, std::span<std::uint16_t>, std::span<float>,
+                   float) override {
+        throw Error("", "", "computes nothing");
+    }
+    std::set<int> used;
+
+private:
+    int kept_, placement_ = 0;
+    std::vector<double> candidateFactor_;
+    DeviceState state_{[](long sample, long) { return 1.0 + 0.0005 * double(sample % 7 - 3) / 3.0; }};
+    DeviceInfo info_;
+};
+
+void placementsCarryWhereTheBuffersLie(const std::filesystem::path& dir) {
+    const std::vector<double> candidate{1.012, 0.992, 0.998};  // slower on placement 0 only
+    const auto judge = [&](int placements, int kept, const std::string& name) {
+        SweepPlan plan = headToHeadPlan(7);
+        plan.shapes = shapesFromNbList({1}, 1024);
+        plan.rounds = 9;
+        plan.placements = placements;
+        PlacementDevice device(kept, candidate);
+        SweepOptions options;
+        options.out = dir / name;
+        options.deviceWarmupMs = 0;
+        const SweepOutcome outcome = runSweep(plan, {&device}, options);
+        CHECK(outcome.failed == 0);
+        const ResultsFile results = loadResults(options.out);
+        return std::make_pair(judgeHeadToHead(results), results);
+    };
+    // One placement: the candidate loses on it in every round, and that reads as SLOWER.
+    const auto [one, oneFile] = judge(1, 3, "placements-1.jsonl");
+    CHECK(one.rows.size() == 1 && one.rows[0].verdict == HeadToHeadVerdict::Slower);
+    for (const ResultRecord& r : oneFile.records)
+        for (const RoundSummary& s : r.rounds) CHECK(s.placement == -1);
+    CHECK(oneFile.header.plan.find("placements") == oneFile.header.plan.end());
+    // Three placements over nine rounds: not SLOWER (the interval spans the placements), and A/A stays quiet.
+    const auto [three, threeFile] = judge(3, 3, "placements-3.jsonl");
+    CHECK(three.rows.size() == 1);
+    const HeadToHeadRow& row = three.rows[0];
+    CHECK(row.verdict != HeadToHeadVerdict::Slower && row.verdict != HeadToHeadVerdict::Faster &&
+          row.verdict != HeadToHeadVerdict::Noisy);
+    CHECK(row.paired.ratio > 0.99 && row.paired.ratio < 1.01);
+    CHECK(threeFile.header.plan.value("placements", 0) == 3);
+    std::size_t rounds = 0;
+    for (const ResultRecord& r : threeFile.records)
+        for (const RoundSummary& s : r.rounds) {
+            CHECK(s.placement == s.round % 3);
+            ++rounds;
+        }
+    CHECK(rounds == 4 * 9);
+    // A device that keeps one copy: every round says placement 0, and the candidate's loss shows again.
+    const auto [kept, keptFile] = judge(3, 1, "placements-kept-1.jsonl");
+    CHECK(kept.rows.size() == 1 && kept.rows[0].verdict == HeadToHeadVerdict::Slower);
+    for (const ResultRecord& r : keptFile.records)
+        for (const RoundSummary& s : r.rounds) CHECK(s.placement == 0);
+    // Impossible records: a placement the plan does not have, and one in a plan of one placement.
+    const auto refusedWith = [&](const std::filesystem::path& source, const std::string& from, const std::string& to,
+                                 const std::string& expected) {
+        std::ifstream in(source);
+        std::stringstream text;
+        text << in.rdbuf();
+        std::string body = text.str();
+        const std::size_t at = body.find(from);
+        CHECK(at != std::string::npos);
+        if (at == std::string::npos) return;
+        body.replace(at, from.size(), to);
+        const auto edited = dir / ("edited-" + source.filename().string());
+        std::ofstream(edited) << body;
+        std::string message;
+        try {
+            (void)loadResults(edited);
+        } catch (const Error& e) {
+            message = e.what();
+        }
+        CHECK(message.find(expected) != std::string::npos);
+        if (message.find(expected) == std::string::npos) std::cerr << "message: " << message << "\n";
+    };
+    refusedWith(dir / "placements-3.jsonl", "\"placement\":2", "\"placement\":5",
+                "placement: is 5, but the plan's rounds use placements 0 to 2");
+    refusedWith(dir / "placements-1.jsonl", "\"position\":", "\"placement\":1,\"position\":",
+                "but the file's plan has one buffer placement");
+}
+
 // A record for a crafted results file: one config's round medians.
 ResultRecord craftedRecord(int nb, const L2NormConfig& config, int replica, const std::vector<double>& rounds) {
     ResultRecord r;
@@ -765,6 +876,7 @@ int main() {
         {"headToHeadJudgesRealGapsOnly", [&] { headToHeadJudgesRealGapsOnly(dir); }},
         {"headToHeadNoisyControlDecidesNothing", [&] { headToHeadNoisyControlDecidesNothing(dir); }},
         {"headToHeadReadsEveryPolicyForm", [&] { headToHeadReadsEveryPolicyForm(dir); }},
+        {"placementsCarryWhereTheBuffersLie", [&] { placementsCarryWhereTheBuffersLie(dir); }},
     };
     for (const auto& [name, run] : cases) {
         const int before = g_failures;

@@ -36,6 +36,15 @@ std::string where(const FlaChoice& choice, const std::string& member) {
     return choice.pointer.empty() ? "" : choice.pointer + (member.empty() ? "" : "/" + member);
 }
 
+// The rule of what may be chosen, in one place (exportableFlaConfigs and checkFlaChoices both ask it): the first
+// launch of the key for which config `config` has no compiled binary, or null when every launch of the key has one.
+const FlaCaptureLaunch* launchWithoutBinary(const FlaCaptureKernel& kernel, const std::string& keyHash,
+                                            std::size_t config) {
+    for (const auto& launch : kernel.launches)
+        if (launch.key_hash == keyHash && !launch.variants.at(config).binary) return &launch;
+    return nullptr;
+}
+
 }  // namespace
 
 FlaChoices parseFlaChoices(const Json& doc, const std::string& file) {
@@ -44,7 +53,7 @@ FlaChoices parseFlaChoices(const Json& doc, const std::string& file) {
         throw Error(file, "/format", "must be \"" + std::string(kFlaChoicesFormat) + "\"");
     FlaChoices out;
     out.fileName = file;
-    out.source = "scripted";
+    out.source = std::string(kFlaChoicesScripted);
     if (doc.contains("capture_digest")) {
         if (!doc["capture_digest"].is_string()) throw Error(file, "/capture_digest", "must be a string");
         out.capture_digest = doc["capture_digest"].get<std::string>();
@@ -87,7 +96,7 @@ FlaChoices readFlaChoices(const fs::path& file) {
 
 FlaChoices capturedFlaChoices(const FlaCapture& capture) {
     FlaChoices out;
-    out.source = "captured";
+    out.source = std::string(kFlaChoicesCaptured);
     out.capture_digest = capture.digest;
     for (const auto& kernel : capture.kernels) {
         std::set<std::string> seen;
@@ -106,6 +115,16 @@ FlaChoices capturedFlaChoices(const FlaCapture& capture) {
     return out;
 }
 
+std::vector<std::size_t> exportableFlaConfigs(const FlaCapture& capture, const std::string& kernelName,
+                                              const std::string& keyHash) {
+    std::vector<std::size_t> out;
+    const FlaCaptureKernel* kernel = capture.kernel(kernelName);
+    if (!kernel || !firstLaunchOf(*kernel, keyHash)) return out;
+    for (std::size_t i = 0; i < kernel->configs.size(); ++i)
+        if (!launchWithoutBinary(*kernel, keyHash, i)) out.push_back(i);
+    return out;
+}
+
 void checkFlaChoices(const FlaCapture& capture, const FlaChoices& choices) {
     const std::string& file = choices.fileName;
     if (!choices.capture_digest.empty() && choices.capture_digest != capture.digest)
@@ -113,7 +132,7 @@ void checkFlaChoices(const FlaCapture& capture, const FlaChoices& choices) {
                     "is not the digest of " + capture.fileName + " (" + capture.digest + "): these choices were made for another capture");
     if (choices.choices.empty())
         throw Error(file, choices.fileName.empty() ? "" : "/choices",
-                    choices.source == "captured" ? "the capture records no choice of FLA's (a hand-made capture, or "
+                    choices.source == kFlaChoicesCaptured ? "the capture records no choice of FLA's (a hand-made capture, or "
                                                    "no launch with a known chosen_config): nothing to export"
                                                  : "holds no choice: nothing to export");
     std::set<std::pair<std::string, std::string>> seen;
@@ -133,17 +152,15 @@ void checkFlaChoices(const FlaCapture& capture, const FlaChoices& choices) {
             throw Error(file, where(choice, "config"),
                         std::to_string(choice.config) + " is not a config of " + choice.kernel_name + " (it has " +
                             std::to_string(kernel->configs.size()) + ")");
-        for (const auto& launch : kernel->launches) {
-            if (launch.key_hash != choice.key_hash) continue;
-            const FlaCaptureVariant& variant = launch.variants.at(choice.config);
-            if (!variant.binary)
-                throw Error(file, where(choice, "config"),
-                            "config " + std::to_string(choice.config) + " of " + choice.kernel_name +
-                                " has no compiled binary for launch " + launch.case_id + "#" +
-                                std::to_string(launch.sequence) +
-                                (variant.compile_error ? " (it did not compile: " + *variant.compile_error + ")"
-                                                       : " (the capture holds none)") +
-                                ": a config that was never compiled and measured cannot be exported");
+        if (const FlaCaptureLaunch* launch = launchWithoutBinary(*kernel, choice.key_hash, choice.config)) {
+            const FlaCaptureVariant& variant = launch->variants.at(choice.config);
+            throw Error(file, where(choice, "config"),
+                        "config " + std::to_string(choice.config) + " of " + choice.kernel_name +
+                            " has no compiled binary for launch " + launch->case_id + "#" +
+                            std::to_string(launch->sequence) +
+                            (variant.compile_error ? " (it did not compile: " + *variant.compile_error + ")"
+                                                   : " (the capture holds none)") +
+                            ": a config that was never compiled and measured cannot be exported");
         }
     }
 }
@@ -194,9 +211,11 @@ Json configDirManifest(const FlaCapture& capture, const FlaChoices& choices, con
     m["capture"] = {{"file", fs::path(capture.fileName).filename().string()}, {"digest", capture.digest},
                     {"capture_kind", capture.capture_kind}, {"captured_by", capture.captured_by},
                     {"created_utc", capture.created_utc}};
+    // Only scripted choices come from a file: captured and edited ones name none (docs/fla-capture.md).
+    const bool fromFile = choices.source == kFlaChoicesScripted && !choices.fileName.empty();
     m["choices"] = {{"source", choices.source},
-                    {"file", choices.fileName.empty() ? Json() : Json(fs::path(choices.fileName).filename().string())},
-                    {"sha256", choices.sha256.empty() ? Json() : Json(choices.sha256)}};
+                    {"file", fromFile ? Json(fs::path(choices.fileName).filename().string()) : Json()},
+                    {"sha256", fromFile && !choices.sha256.empty() ? Json(choices.sha256) : Json()}};
     m["device"] = doc["device"];  // the device the binaries were compiled for and FLA's choices measured on
     m["stack"] = doc["stack"];
     m["files"] = files;
@@ -208,6 +227,10 @@ Json configDirManifest(const FlaCapture& capture, const FlaChoices& choices, con
 }  // namespace
 
 FlaConfigDirExport exportFlaConfigDir(const FlaCapture& capture, const FlaChoices& choices, const fs::path& dir) {
+    if (choices.source != kFlaChoicesScripted && choices.source != kFlaChoicesCaptured &&
+        choices.source != kFlaChoicesEdited)
+        throw Error(choices.fileName, "", "choices of source '" + choices.source +
+                                              "' cannot be exported: a folder's choices are scripted, captured or edited");
     checkFlaChoices(capture, choices);
     const std::map<std::string, Json> documents = flaConfigDocuments(capture, choices);
     FlaConfigDirExport result;

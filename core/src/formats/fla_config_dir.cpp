@@ -106,12 +106,13 @@ void checkCaptureAndChoices(const Json& m, FaultList& faults) {
     if (m.contains("choices") && faults.members(m["choices"], "/choices", {"source", "file", "sha256"})) {
         const Json& c = m["choices"];
         const auto source = faults.string(c, "/choices", "source");
-        if (source && *source != "scripted" && *source != "captured")
-            faults.add("/choices/source", "must be \"scripted\" (a choices file) or \"captured\" (FLA's own choices)");
-        const bool scripted = source && *source == "scripted";
+        if (source && *source != kFlaChoicesScripted && *source != kFlaChoicesCaptured && *source != kFlaChoicesEdited)
+            faults.add("/choices/source", "must be \"scripted\" (a choices file), \"captured\" (FLA's own choices) or "
+                                          "\"edited\" (entries changed by hand in the GUI)");
+        const bool scripted = source && *source == kFlaChoicesScripted;
         if (c.contains("file") && !(scripted ? c["file"].is_string() : c["file"].is_null()))
             faults.add("/choices/file", scripted ? "must be the choices file's name (a string)"
-                                                 : "must be null: captured choices come from no file");
+                                                 : "must be null: captured and edited choices come from no file");
         if (c.contains("sha256") && (scripted || !c["sha256"].is_null())) faults.hex(c, "/choices", "sha256", 64);
     }
     for (const char* name : {"device", "stack"})
@@ -430,6 +431,68 @@ FlaConfigDir readFlaConfigDir(const fs::path& folderOrManifest) {
     FlaConfigDirCheck check = checkFlaConfigDir(folderOrManifest);
     if (!check.faults.empty()) throw check.faults.front();
     return std::move(*check.dir);
+}
+
+namespace {
+
+// The capture config an entry holds: the index whose recorded dict equals the entry's config, as flaConfigDocuments
+// writes it (configs[i].original); the first such index.
+std::optional<std::size_t> capturedConfigIndex(const FlaCaptureKernel& kernel, const Json& config) {
+    for (std::size_t i = 0; i < kernel.configs.size(); ++i)
+        if (kernel.configs[i].original == config) return i;
+    return std::nullopt;
+}
+
+// One entry of a kernel file as the capture's config index; throws Error(kernel file, pointer, message).
+FlaChoice choiceOfEntry(const FlaCapture& capture, const FlaCaptureKernel& kernel, const FlaConfigDirKernel& file,
+                        const FlaConfigDirEntry& entry) {
+    const std::string at = jsonPointerAppend("/autotune_entries", entry.key_hash);
+    const std::string where = fs::path(capture.fileName).filename().string();
+    const bool launched = std::any_of(kernel.launches.begin(), kernel.launches.end(),
+                                      [&](const FlaCaptureLaunch& l) { return l.key_hash == entry.key_hash; });
+    if (!launched)
+        throw Error(file.file.string(), at, "is not a key of " + kernel.kernel_name + " in " + where);
+    const std::optional<std::size_t> index = capturedConfigIndex(kernel, entry.config);
+    if (!index)
+        throw Error(file.file.string(), at + "/config",
+                    "is none of the " + std::to_string(kernel.configs.size()) + " configs of " + kernel.kernel_name +
+                        " in " + where + " (" + flaConfigText(entry.config) + ")");
+    const std::vector<std::size_t> legal = exportableFlaConfigs(capture, kernel.kernel_name, entry.key_hash);
+    if (std::find(legal.begin(), legal.end(), *index) == legal.end())
+        throw Error(file.file.string(), at + "/config",
+                    "is config " + std::to_string(*index) + " of " + kernel.kernel_name + " in " + where +
+                        ", which has no compiled binary for every launch of this key: it cannot be exported");
+    return {kernel.kernel_name, entry.key_hash, *index, entry.best_timing, ""};
+}
+
+}  // namespace
+
+FlaChoices flaChoicesOfConfigDir(const FlaCapture& capture, const FlaConfigDir& dir) {
+    const Json& m = dir.manifest;
+    const std::string manifest = dir.manifestFile.string();
+    const Json digest = m.contains("capture") && m["capture"].is_object() ? m["capture"].value("digest", Json()) : Json();
+    if (digest != Json(capture.digest))
+        throw Error(manifest, "/capture/digest",
+                    "is " + (digest.is_string() ? digest.get<std::string>() : std::string("not a digest")) + ", but " +
+                        capture.fileName + " has digest " + capture.digest +
+                        ": the folder was exported from another capture");
+    FlaChoices out;
+    const Json& choices = m.contains("choices") && m["choices"].is_object() ? m["choices"] : Json::object();
+    const auto member = [&](const char* name) {
+        return choices.contains(name) && choices[name].is_string() ? choices[name].get<std::string>() : std::string();
+    };
+    out.source = member("source");
+    out.fileName = member("file");  // the choices file's name, as the manifest keeps it (scripted choices only)
+    out.sha256 = member("sha256");
+    out.capture_digest = capture.digest;
+    for (const FlaConfigDirKernel& file : dir.kernels) {
+        const FlaCaptureKernel* kernel = capture.kernel(file.kernel_name);
+        if (!kernel)
+            throw Error(file.file.string(), "/kernel_name",
+                        "'" + file.kernel_name + "' is not a kernel of " + fs::path(capture.fileName).filename().string());
+        for (const FlaConfigDirEntry& entry : file.entries) out.choices.push_back(choiceOfEntry(capture, *kernel, file, entry));
+    }
+    return out;
 }
 
 std::string flaConfigDirSummary(const FlaConfigDir& dir) {

@@ -244,6 +244,7 @@ ResultRecord recordFromJson(const ReadJson& object, const std::string& file, std
             RoundSummary s;
             s.round = round.smallInt("round");
             s.position = round.smallIntOr("position", 0);
+            s.placement = round.smallIntOr("placement", -1);
             s.firstSample = round.smallInt("first_sample");
             s.sampleCount = round.smallInt("samples");
             s.throttledCount = round.smallIntOr("throttled_samples", 0);
@@ -350,6 +351,7 @@ struct HeaderScope {
     std::map<int, std::vector<ConfigTuple>> policy;   // NB -> plan.profile's and plan.baseline's configs
     std::set<std::tuple<std::string, int, std::string>> devices;  // (backend, index, name) of the header's devices
     int replicas = 1;                                 // plan.replicas (A/A plans), else 1
+    int placements = 1;                               // plan.placements, else 1
     std::set<L2Regime> regimes;                       // plan.l2, or cold_l2's one regime; empty: not said (older plans)
 };
 
@@ -428,6 +430,10 @@ HeaderScope scopeFromHeader(const ResultsHeader& header, const std::string& file
         scope.replicas = r.smallInt(plan, "/plan", "replicas");
         if (scope.replicas < 1) r.fail("/plan/replicas", "replicas must be at least 1");
     }
+    if (plan.contains("placements")) {
+        scope.placements = r.smallInt(plan, "/plan", "placements");
+        if (scope.placements < 1) r.fail("/plan/placements", "placements must be at least 1");
+    }
     if (plan.contains("l2")) {
         const Json& regimes = plan["l2"];
         if (!regimes.is_array()) r.fail("/plan/l2", "l2 must be an array of regimes");
@@ -481,6 +487,19 @@ public:
         if (value < 0) fail(pointer, "is " + std::to_string(value) + ", but a count must be >= 0");
         if (most >= 0 && value > most)
             fail(pointer, "is " + std::to_string(value) + ", more than the " + std::to_string(most) + " samples");
+    }
+
+    // A round's placement: absent (-1) in a plan of one placement, else one of the plan's copies.
+    void placement(int value, const std::string& pointer) const {
+        if (value == -1 && scope_.placements == 1) return;
+        if (value >= 0 && value < scope_.placements && scope_.placements > 1) return;
+        if (scope_.placements == 1)
+            fail(pointer, "is " + std::to_string(value) + ", but the file's plan has one buffer placement (no "
+                                                          "line 1, /plan/placements): a round has none to name");
+        if (value == -1) fail(pointer.substr(0, pointer.rfind('/')), "names no placement, but the plan's rounds use "
+                              "placements 0 to " + std::to_string(scope_.placements - 1) + " (line 1, /plan/placements)");
+        fail(pointer, "is " + std::to_string(value) + ", but the plan's rounds use placements 0 to " +
+                          std::to_string(scope_.placements - 1) + " (line 1, /plan/placements)");
     }
 
     void device(const std::string& backend, int index, const std::string& name) const {
@@ -545,6 +564,7 @@ void checkRecordTimes(const ResultRecord& rec, const RecordChecker& c) {
         c.time(s.ciHighMs, at + "/ci_high_ms");
         c.duration(s.wallTimeMs, at + "/wall_ms");
         c.count(s.position, at + "/position");
+        c.placement(s.placement, at + "/placement");
         c.count(s.throttledCount, at + "/throttled_samples", s.sampleCount);
     }
 }
@@ -929,6 +949,7 @@ private:
             if (!object([&](const std::string& k) -> bool {
                     if (k == "round") return intValue(round.round) && (haveRound = true);
                     if (k == "position") return optionalInt(round.position, 0);
+                    if (k == "placement") return optionalInt(round.placement, -1);
                     if (k == "first_sample") return intValue(round.firstSample) && (haveFirst = true);
                     if (k == "samples") return intValue(round.sampleCount) && (haveSamples = true);
                     if (k == "throttled_samples") return optionalInt(round.throttledCount, 0);
@@ -1192,6 +1213,7 @@ Json recordToJson(const ResultRecord& rec) {
         Json round = Json::object();
         round["round"] = r.round;
         round["position"] = r.position;
+        if (r.placement >= 0) round["placement"] = r.placement;
         round["first_sample"] = r.firstSample;
         round["samples"] = r.sampleCount;
         round["throttled_samples"] = r.throttledCount;

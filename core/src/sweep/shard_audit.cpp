@@ -147,6 +147,7 @@ SweepPlan planFromHeader(const ResultsHeader& header, const std::string& file) {
         plan.orderSeed = orderSeed.get<std::uint64_t>();
     }
     if (r.json().contains("replicas")) plan.replicas = r.smallInt("replicas");
+    if (r.json().contains("placements")) plan.placements = r.smallInt("placements");
     if (r.json().contains("kernel")) plan.kernel = r.text("kernel");
     // A Triton plan's hash covers the cache's binaries, which the header names only by digest; its items (shapes x
     // configs) do not depend on them, so the audit goes on without the hash check.

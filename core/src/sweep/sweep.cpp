@@ -205,6 +205,7 @@ void validatePlan(const SweepPlan& plan, const std::vector<const Device*>& devic
     if (!(plan.eps > 0) || !std::isfinite(plan.eps)) throw Error("", "", "eps must be a positive number");
     if (plan.rounds < 1 || plan.rounds > 100) throw Error("", "", "--rounds must be between 1 and 100");
     if (plan.replicas < 1 || plan.replicas > 16) throw Error("", "", "--aa-replicas must be between 1 and 16");
+    if (plan.placements < 1 || plan.placements > 8) throw Error("", "", "--placements must be between 1 and 8");
     if (!(plan.raceMargin >= 0) || !std::isfinite(plan.raceMargin))
         throw Error("", "", "--race-margin must be a number >= 0");
     const std::vector<L2Regime>& regimes = plan.l2Regimes;
@@ -331,6 +332,7 @@ Json planJson(const SweepPlan& plan, bool forHash) {
     j["race_margin"] = plan.raceMargin;
     j["order_seed"] = plan.orderSeed;
     if (plan.replicas != 1) j["replicas"] = plan.replicas;  // absent for ordinary plans
+    if (plan.placements != 1) j["placements"] = plan.placements;  // absent: one placement
     if (!forHash) {
         Json shard = Json::object();
         shard["index"] = plan.shard.index;
@@ -766,6 +768,14 @@ private:
     std::optional<std::string> prepareShape(const ShapeTask& task) {
         const SweepShape& shape = plan_.shapes[task.shapeIndex];
         try {
+            if (plan_.placements > 1) {
+                placementsKept_ = device_.setL2NormPlacements(plan_.placements);
+                if (placementsKept_ < plan_.placements && !placementNoteShown_) {
+                    run_.note(label_ + ": keeps " + std::to_string(placementsKept_) + " buffer placement(s) of the " +
+                              std::to_string(plan_.placements) + " asked for; each round's record says which it used");
+                    placementNoteShown_ = true;
+                }
+            }
             device_.prepareL2Norm(shape.rows, plan_.seed);
             return std::nullopt;
         } catch (const std::exception& e) {
@@ -818,15 +828,20 @@ private:
         for (std::size_t i = 0; i < slots.size(); ++i)
             if (slots[i].active) active.push_back(i);
         const std::vector<std::size_t> order = roundOrder(plan_, task.shapeIndex, round, active.size());
+        int placement = -1;  // not recorded: a plan of one placement
+        if (plan_.placements > 1) {
+            placement = round % placementsKept_;
+            device_.useL2NormPlacement(placement);
+        }
         for (std::size_t position = 0; position < order.size(); ++position) {
             if (run_.stopNow()) return RoundsEnd::Stopped;
-            measureSlot(slots[active[order[position]]], round, position);
+            measureSlot(slots[active[order[position]]], round, position, placement);
             if (consecutiveErrors_ >= options_.maxConsecutiveErrors) return RoundsEnd::GaveUp;
         }
         return RoundsEnd::Done;
     }
 
-    void measureSlot(Slot& slot, int round, std::size_t position) {
+    void measureSlot(Slot& slot, int round, std::size_t position, int placement) {
         const SweepItem& item = *slot.item;
         try {
             std::unique_ptr<TimedWork> work = makeWork(device_, plan_, item);
@@ -838,6 +853,7 @@ private:
             RoundSummary summary;
             summary.round = round;
             summary.position = static_cast<int>(position);
+            summary.placement = placement;
             slot.summaries.push_back(summary);
             slot.rounds.push_back(std::move(m));
             consecutiveErrors_ = 0;
@@ -1018,6 +1034,8 @@ private:
     const DeviceInfo info_;
     const std::string label_;  // "cuda:0 (NVIDIA H200)" in notes and failure lines
     int referenceClock_ = -1;
+    int placementsKept_ = 1;  // what the device keeps of plan_.placements (setL2NormPlacements)
+    bool placementNoteShown_ = false;
     int consecutiveErrors_ = 0;
     bool warmedUp_;
 };

@@ -256,6 +256,18 @@ public:
     virtual std::string useTimer(const std::string& name) { return chooseTimer(timers(), name).name; }
     // The timer works made now use (the name records carry).
     virtual std::string timer() const { return chooseTimer(timers(), "auto").name; }
+
+    // Buffer placements (added in ABI 7; docs/sweep.md, "Placements"). Where the l2norm's x, y and rstd lie in
+    // device memory can move a config's time by about 1% in one process and not in the next, so a decision made
+    // on one placement can be that placement's. With `count` > 1 the next prepareL2Norm allocates the three
+    // buffers `count` times, each its own allocation at another offset, all filled alike; usePlacement(i) picks the
+    // copy that works made afterwards read and write. Returns how many this device keeps: the default keeps one
+    // (the CPU's host buffers), and then usePlacement has nothing to switch.
+    virtual int setL2NormPlacements(int count) {
+        (void)count;
+        return 1;
+    }
+    virtual void useL2NormPlacement(int index) { (void)index; }
 };
 
 // The defaults of the Triton entry points (inline: plugins link none of the core's code).
@@ -315,6 +327,7 @@ inline constexpr const char* kPluginAbiSymbol = "tunescope_plugin_abi";
 // 2: TimedWork::lastConditions; 3: the Triton binary entry points; 4: TimedWork::timeSamplesMs (pipelined samples);
 // 5: L2Regime in beforeSample/timeSamplesMs (the warm regime), Device::timers/useTimer/timer (the CUPTI timer)
 // 6: the replay of captured Triton kernels (prepareReplayBuffers ... capturedKernelWork)
-inline constexpr int kPluginAbiVersion = 6;
+// 7: buffer placements (setL2NormPlacements, useL2NormPlacement)
+inline constexpr int kPluginAbiVersion = 7;
 
 }  // namespace tunescope

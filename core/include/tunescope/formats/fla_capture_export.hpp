@@ -24,6 +24,11 @@ namespace tunescope {
 inline constexpr std::string_view kFlaChoicesFormat = "tunescope-fla-choices-v1";
 inline constexpr std::string_view kFlaConfigDirFormat = "tunescope-fla-config-dir-v1";
 inline constexpr std::string_view kFlaConfigDirManifestName = "tunescope-fla-config-dir.json";
+// FlaChoices::source, and the manifest's /choices/source: a choices file, FLA's own autotune in the capture, or a
+// folder whose entries were changed by hand in the GUI's FLA_CONFIG_DIR editor.
+inline constexpr std::string_view kFlaChoicesScripted = "scripted";
+inline constexpr std::string_view kFlaChoicesCaptured = "captured";
+inline constexpr std::string_view kFlaChoicesEdited = "edited";
 
 struct FlaChoice {
     std::string kernel_name, key_hash;
@@ -34,7 +39,8 @@ struct FlaChoice {
 
 struct FlaChoices {
     std::string fileName;  // empty for captured choices
-    std::string source;    // "scripted" (a choices file) or "captured" (FLA's own autotune in the capture)
+    std::string source;    // "scripted" (a choices file), "captured" (FLA's own autotune in the capture) or
+                           // "edited" (a folder's entries changed by hand in the GUI)
     std::string sha256;    // of the choices file's bytes; empty for captured choices
     std::string capture_digest;  // optional in a file
     std::vector<FlaChoice> choices;
@@ -47,6 +53,11 @@ FlaChoices parseFlaChoices(const Json& document, const std::string& fileName);
 // FLA's own choice per (kernel, key): the first launch of the key whose chosen config is known, with Triton's
 // timing of it when the launch benchmarked (the rule of scripts/fla_capture.py's fla_config_documents).
 FlaChoices capturedFlaChoices(const FlaCapture& capture);
+
+// The config indices of the kernel that may be chosen for the key: those with a compiled binary for every launch of
+// the key (the rule checkFlaChoices enforces, through the same helper). Empty for a kernel or key the capture lacks.
+std::vector<std::size_t> exportableFlaConfigs(const FlaCapture& capture, const std::string& kernelName,
+                                              const std::string& keyHash);
 
 // Throws Error(choices file, pointer into it, message) for a choice that names a kernel or key the capture does not
 // have, a config index outside the kernel's list, a config without a compiled binary for every launch of its key,
@@ -72,8 +83,10 @@ struct FlaConfigDirExport {
     std::vector<std::pair<std::string, std::string>> withoutChoice;  // (kernel, key_hash) FLA would autotune
 };
 
-// Checks the choices (checkFlaChoices), then writes every kernel's file (json.dump(indent=2) bytes and a newline,
-// as scripts/fla_capture.py writes them) and the manifest into `dir` (created), each atomically.
+// Checks the choices (checkFlaChoices; a source other than scripted, captured or edited is refused), then writes
+// every kernel's file (json.dump(indent=2) bytes and a newline, as scripts/fla_capture.py writes them) and the
+// manifest into `dir` (created), each atomically. The manifest names the choices file (and its SHA-256) only for
+// scripted choices; captured and edited ones have null there.
 FlaConfigDirExport exportFlaConfigDir(const FlaCapture& capture, const FlaChoices& choices,
                                       const std::filesystem::path& dir);
 

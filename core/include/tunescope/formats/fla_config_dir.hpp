@@ -80,6 +80,14 @@ FlaConfigDirCheck checkFlaConfigDir(const std::filesystem::path& folderOrManifes
 // The folder when it has no fault; throws the first fault otherwise.
 FlaConfigDir readFlaConfigDir(const std::filesystem::path& folderOrManifest);
 
+// The folder's entries as choices of the capture it was exported from: each entry's config is the capture kernel's
+// config whose recorded dict it equals (configs[i].original, what flaConfigDocuments writes), best_timing kept, in
+// the folder's kernel and entry order. source, fileName (the choices file's name) and sha256 are the manifest's
+// /choices; capture_digest the capture's. Throws Error(manifest, "/capture/digest", ...) when the folder names another
+// capture, and Error(kernel file, "/autotune_entries/<hash>/config", ...) for an entry whose config the capture does
+// not have or may not export (exportableFlaConfigs); an unknown kernel or key names its pointer too.
+FlaChoices flaChoicesOfConfigDir(const FlaCapture& capture, const FlaConfigDir& dir);
+
 // "6 kernels, 6 entries, 0 keys without a choice, scripted choices, capture db75d57dc05a, NVIDIA H100 80GB HBM3
 // sm_90, FLA 0.5.2, Triton 3.6.0".
 std::string flaConfigDirSummary(const FlaConfigDir& dir);

@@ -26,6 +26,7 @@ inline constexpr const char* kResultsFormatV1 = "tunescope-sweep-results-v1";
 struct RoundSummary {
     int round = 0;         // 0-based round number
     int position = 0;      // place in that round's shuffled order (0-based)
+    int placement = -1;    // which copy of the buffers the round used (plan placements > 1); -1: not recorded
     int firstSample = 0;   // the round's samples are raw[firstSample, firstSample + sampleCount)
     int sampleCount = 0;
     int throttledCount = 0;

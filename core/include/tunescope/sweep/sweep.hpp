@@ -70,6 +70,10 @@ struct SweepPlan {
     // A/A plans: every l2norm config is measured this many times per round as separate, identical items
     // (replica 0, 1, ...), so that decisions between identical work can be counted (docs/sweep.md, "A/A").
     int replicas = 1;
+    // Buffer placements (docs/sweep.md, "Placements"): round r reads and writes copy r mod K of the input and
+    // output, each its own allocation, so that where the buffers lie varies between rounds as it does between
+    // processes, and the rounds' spread, which every decision is judged on, carries it. 1: one copy (as before).
+    int placements = 1;
     ShardSpec shard;
     // What is measured: "native" (our l2norm family) or "triton" (FLA's kernel, the binaries of `triton`, a scanned
     // Triton cache: per grid config and NB the variant FLA would launch; docs/triton-kernels.md).
