@@ -118,34 +118,38 @@ def time_nb(nb, a, state):
     medians]}} in us."""
     torch, triton, jit = state["torch"], state["triton"], state["jit"]
     T = nb * ROWS_PER_NB
-    x, y, r = state["x"][:T], state["y"][:T], state["r"][:T]
+    # One (x, y, r) per placement; round k runs on copy k mod K (the engine's --placements, docs/sweep.md).
+    copies = [(x[:T], y[:T], r[:T]) for x, y, r in state["copies"]]
     configs = [(bt, w, 3) for w in WARPS_LIST for bt in BT_LIST]
     flush, produce = state["flush"], state["produce"]
 
-    def prepare(regime):
+    def prepare(regime, copy):
         if regime == "cold":
             flush.fill_(0x5A)
             torch.sum(flush.view(torch.int32))
         else:
-            produce(x)
+            produce(copy[0])
 
-    def launch(bt, w, s):
+    def launch(copy, bt, w, s):
+        x, y, r = copy
         jit[(triton.cdiv(T, bt),)](x, y, r, 1e-6, T, D=D, BD=D, NB=nb, BT=bt, num_warps=w, num_stages=s)
 
-    for c in configs:  # load every binary before the profiler starts
-        launch(*c)
+    for copy in copies:  # load every binary before the profiler starts
+        for c in configs:
+            launch(copy, *c)
     torch.cuda.synchronize()
     order = []  # (regime, cfg key, round) per timed launch
     items = [(c, regime) for c in configs for regime in a.regimes]
     shuffle = random.Random(22000 + nb)
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
         for rnd in range(a.rounds):
+            copy = copies[rnd % len(copies)]
             todo = list(items)
             shuffle.shuffle(todo)
             for c, regime in todo:
                 for _ in range(a.samples):
-                    prepare(regime)
-                    launch(*c)
+                    prepare(regime, copy)
+                    launch(copy, *c)
                     order.append((regime, config_key(*c), rnd))
             torch.cuda.synchronize()
     records = [rec for rec in kernel_records(prof, torch) if rec[2] == KERNEL_NAME]
@@ -171,6 +175,8 @@ def main():
     ap.add_argument("--samples", type=int, default=2, help="launches per (config, regime) per round")
     ap.add_argument("--regimes", default="cold,warm")
     ap.add_argument("--export", default="", help="export-fla's folder: FLA loads it in strict mode first")
+    ap.add_argument("--placements", type=int, default=1, help="copies of x, y, rstd (each after its own pad); round "
+                    "k runs on copy k mod K, as the engine's --placements")
     ap.add_argument("--json", required=True)
     a = ap.parse_args()
     a.regimes = [r for r in a.regimes.split(",") if r]
@@ -191,14 +197,21 @@ def main():
     props = torch.cuda.get_device_properties(0)
     l2 = getattr(props, "L2_cache_size", 50 << 20)
     produce = make_producer(triton)
-    x_all = torch.empty(max(nbs) * ROWS_PER_NB, D, dtype=torch.bfloat16, device="cuda")
-    produce(x_all)  # the values the warm producer writes again before every warm sample
-    state = {"torch": torch, "triton": triton, "jit": mod.l2norm_fwd_kernel.fn, "x": x_all,
-             "y": torch.empty_like(x_all), "r": torch.empty(x_all.shape[0], dtype=torch.float32, device="cuda"),
+    if not 1 <= a.placements <= 8:
+        sys.exit("--placements: 1 to 8")
+    copies, pads = [], []
+    for k in range(a.placements):
+        if k:  # a pad of its own size (not a multiple of 2 MiB) before each further copy, as the engine's
+            pads.append(torch.empty(k * ((2 << 20) + (36 << 10)), dtype=torch.uint8, device="cuda"))
+        x_k = torch.empty(max(nbs) * ROWS_PER_NB, D, dtype=torch.bfloat16, device="cuda")
+        produce(x_k)  # the values the warm producer writes again before every warm sample
+        copies.append((x_k, torch.empty_like(x_k), torch.empty(x_k.shape[0], dtype=torch.float32, device="cuda")))
+    x_all = copies[0][0]
+    state = {"torch": torch, "triton": triton, "jit": mod.l2norm_fwd_kernel.fn, "copies": copies, "pads": pads,
              "flush": torch.empty(flush_bytes(l2), dtype=torch.uint8, device="cuda"), "produce": produce}
     report = {"device": props.name, "triton": triton.__version__, "torch": torch.__version__,
               "fla": getattr(fla, "__version__", "?"), "rounds": a.rounds, "samples": a.samples,
-              "regimes": a.regimes, "timer": "torch.profiler (CUPTI kernel records)"}
+              "regimes": a.regimes, "placements": a.placements, "timer": "torch.profiler (CUPTI kernel records)"}
     print(f"cupti table: {props.name}, triton {triton.__version__}, torch {torch.__version__}, fla {report['fla']}, "
           f"{len(nbs)} NBs x 25 configs x {a.regimes}, {a.rounds} shuffled rounds x {a.samples} samples, flush "
           f"{state['flush'].numel() >> 20} MiB", flush=True)

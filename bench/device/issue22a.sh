@@ -36,6 +36,10 @@ python3 -c "import triton,torch;print('triton',triton.__version__,'torch',torch.
 "$cli" devices >>"$res/card.txt" 2>&1
 cat "$res/card.txt"
 triton_args=(--backend cuda --kernel triton --triton-cache "$cache")
+# PLACEMENTS=K (default 1): the sweeps and the Python table rotate K copies of the buffers over their rounds
+# (docs/sweep.md, "Placements"); the sweeps then run 2K rounds.
+placement_args=()
+[ "${PLACEMENTS:-1}" -gt 1 ] && placement_args=(--placements "$PLACEMENTS" --rounds $((2 * PLACEMENTS)))
 
 step "(a) fill the Triton cache: NB 1-32 x 25 configs, default num_stages"
 timed env TRITON_CACHE_DIR=$cache PYTHONUNBUFFERED=1 timeout 200 python3 scripts/fill_triton_cache.py --fla-path "$fla" \
@@ -57,7 +61,7 @@ fi
 
 for run in 1 2; do
     step "(c) sweep $run: --l2 both, default timer (acceptance: each regime < 60 s)"
-    timed timeout 240 "$cli" sweep "${triton_args[@]}" --nb 1-32 --l2 both --out "$res/sweep$run.jsonl" \
+    timed timeout 240 "$cli" sweep "${triton_args[@]}" --nb 1-32 --l2 both "${placement_args[@]}" --out "$res/sweep$run.jsonl" \
         >"$res/sweep$run.log" 2>&1
     grep -E "timer|measured|position effect" "$res/sweep$run.log" | head -5
 done
@@ -87,7 +91,7 @@ fi
 
 step "(e) the CUPTI table in Python (torch.profiler), cold and warm, FLA strict mode on the cold export"
 timed env TRITON_CACHE_DIR=$cache PYTHONUNBUFFERED=1 timeout 300 python3 bench/triton_l2norm_cupti_table.py \
-    --fla-path "$fla" --nb 1-32 --rounds "${ROUNDS:-40}" --samples "${SAMPLES:-2}" --regimes cold,warm \
+    --fla-path "$fla" --nb 1-32 --rounds "${ROUNDS:-40}" --samples "${SAMPLES:-2}" --regimes cold,warm --placements "${PLACEMENTS:-1}" \
     --export "$res/export-cold" --json "$res/table.json" >"$res/table.log" 2>&1
 tail -3 "$res/table.log"
 

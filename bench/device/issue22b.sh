@@ -34,6 +34,9 @@ nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,temperature
 python3 -c "import triton,torch;print('triton',triton.__version__,'torch',torch.__version__)" >>"$res/card.txt" 2>&1
 cat "$res/card.txt"
 triton_args=(--backend cuda --kernel triton --triton-cache "$cache")
+# PLACEMENTS=K (default 1): the confirms rotate K copies of the buffers over 3K rounds (docs/sweep.md, "Placements").
+confirm_args=()
+[ "${PLACEMENTS:-1}" -gt 1 ] && confirm_args=(--placements "$PLACEMENTS" --rounds $((3 * PLACEMENTS)))
 
 step "(a) fill the Triton cache: NB 1-32 x 25 configs, default num_stages ($cache)"
 [ "$cache" = /tmp/tc22 ] && echo "reusing call A's cache" || timed env TRITON_CACHE_DIR=$cache PYTHONUNBUFFERED=1 timeout 200 python3 scripts/fill_triton_cache.py --fla-path "$fla" \
@@ -61,7 +64,7 @@ tail -1 "$res/fla-autotune.log"
 for regime in cold warm; do
     step "(c) confirm the $regime export vs FLA's own autotune, --l2 $regime (CUPTI)"
     timed timeout 200 "$cli" confirm "$exports/export-$regime" --baseline "$res/fla-autotune" "${triton_args[@]}" \
-        --l2 $regime --out "$res/confirm-$regime.jsonl" >"$res/confirm-$regime.log" 2>&1
+        --l2 $regime "${confirm_args[@]}" --out "$res/confirm-$regime.jsonl" >"$res/confirm-$regime.log" 2>&1
     tail -3 "$res/confirm-$regime.log"
 done
 
