@@ -4,11 +4,15 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "commands.hpp"
 #include "tunescope/base/errors.hpp"
+#include "tunescope/base/json_io.hpp"
 #include "tunescope/base/text_fields.hpp"
+#include "tunescope/sweep/fla_capture_compare.hpp"
+#include "tunescope/sweep/fla_capture_sweep_file.hpp"
 #include "tunescope/sweep/results.hpp"
 #include "tunescope/sweep/run_compare.hpp"
 
@@ -33,7 +37,44 @@ std::string quality(const ResultRecord& r) {
     return toString(r.m.stopReason) + " after " + std::to_string(r.m.sampleCount);
 }
 
+bool isCaptureSweepFile(const std::string& file) {
+    try {
+        return isFlaCaptureSweepDocument(readJsonFile(file));
+    } catch (const std::exception&) {
+        return false;  // not one JSON document: a results file (JSON Lines), or unreadable (loadResults says why)
+    }
+}
+
+// Two `sweep --manifest` files (docs/fla-capture.md section 12): per kernel and key, each run's choice and what A's
+// costs on B. Every fault of either file is printed with its pointer, exit 2.
+void runCaptureCompare(const CompareArgs& args, CliContext& ctx) {
+    std::optional<FlaCaptureSweepFile> sides[2];
+    const std::string files[2] = {args.fileA, args.fileB};
+    for (int i = 0; i < 2; ++i) {
+        FlaCaptureSweepCheck check = checkFlaCaptureSweepFile(files[i]);
+        for (const FlaCaptureFault& f : check.faults)
+            std::cerr << "tunescope-cli: " << Error(check.file, f.pointer, f.message).what() << "\n";
+        if (!check.sweep) {
+            ctx.exitCode = kExitUsageOrIo;
+            return;
+        }
+        sides[i] = std::move(check.sweep);
+    }
+    const FlaCaptureComparison result = compareFlaCaptureSweeps(*sides[0], args.fileA, *sides[1], args.fileB);
+    std::cout << formatFlaCaptureComparison(result, args.all);
+    ctx.exitCode = kExitOk;
+}
+
 void runCompare(const CompareArgs& args, CliContext& ctx) {
+    const bool captureA = isCaptureSweepFile(args.fileA), captureB = isCaptureSweepFile(args.fileB);
+    if (captureA && captureB) return runCaptureCompare(args, ctx);
+    if (captureA != captureB) {
+        std::cerr << "tunescope-cli: " << (captureA ? args.fileA : args.fileB)
+                  << " is a capture sweep (sweep --manifest) and " << (captureA ? args.fileB : args.fileA)
+                  << " is not: compare two sweep results files or two capture sweeps\n";
+        ctx.exitCode = kExitUsageOrIo;
+        return;
+    }
     ResultsFile a, b;
     try {
         a = loadResults(args.fileA);
@@ -116,8 +157,9 @@ void registerCompareCommands(CLI::App& app, CliContext& ctx) {
         "compare",
         "Compare two sweep results files (.jsonl or .jsonl.gz): per shape x config the ratio B/A of the medians with "
         "a conservative verdict (FASTER/SLOWER/SAME/AMBIGUOUS, B against A), per NB each run's winner and the cost "
-        "of keeping A's winner on B. Exit codes: 0 compared (1 with --fail-on-slower when any pair is SLOWER), "
-        "2 usage or I/O error.");
+        "of keeping A's winner on B. Two capture sweeps (sweep --manifest) compare per kernel and key: each run's "
+        "choice, what A's costs on B, the rank agreement (--all: every config's totals). Exit codes: 0 compared "
+        "(1 with --fail-on-slower when any pair is SLOWER), 2 usage or I/O error.");
     compare->add_option("A", args->fileA, "baseline results file")->required()->check(CLI::ExistingFile);
     compare->add_option("B", args->fileB, "results file compared against A")->required()->check(CLI::ExistingFile);
     compare->add_flag("--all", args->all, "also print every shape x config pair");

@@ -16,3 +16,20 @@ add_test(NAME cli_compare_missing_file
   COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:tunescope-cli>$<SEMICOLON>compare$<SEMICOLON>${CMAKE_BINARY_DIR}/no-such-a.jsonl$<SEMICOLON>${CMAKE_BINARY_DIR}/no-such-b.jsonl
           -DEXPECT_EXIT=2 "-DEXPECT_OUTPUT=no-such-a.jsonl"
           -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/scripts/expect_exit.cmake)
+
+# Two capture sweeps (docs/fla-capture.md section 12): run 17's H100 sweep against itself agrees at every kernel and
+# key; a capture sweep against a results file is refused with exit 2.
+set(TUNESCOPE_CAPTURE_SWEEP ${CMAKE_CURRENT_SOURCE_DIR}/data/fla-capture/sweep-h100-run17.json)
+add_test(NAME cli_compare_capture_sweeps
+  COMMAND tunescope-cli compare ${TUNESCOPE_CAPTURE_SWEEP}
+          ${CMAKE_CURRENT_SOURCE_DIR}/data/fla-capture/sweep-h100-run17-launch-runs.json --all)
+set_tests_properties(cli_compare_capture_sweeps PROPERTIES
+  PASS_REGULAR_EXPRESSION "8 decisions compared: 8 with the same choice")
+add_test(NAME cli_compare_capture_sweep_with_results
+  COMMAND ${CMAKE_COMMAND}
+          "-DCOMMAND=$<TARGET_FILE:tunescope-cli>$<SEMICOLON>compare$<SEMICOLON>${TUNESCOPE_CAPTURE_SWEEP}$<SEMICOLON>${CMAKE_CURRENT_SOURCE_DIR}/data/formats/confirm-cpu.jsonl"
+          -DEXPECT_EXIT=2 "-DEXPECT_OUTPUT=is a capture sweep (sweep --manifest) and" -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/scripts/expect_exit.cmake)
+add_test(NAME cli_compare_capture_sweep_bad
+  COMMAND ${CMAKE_COMMAND}
+          "-DCOMMAND=$<TARGET_FILE:tunescope-cli>$<SEMICOLON>compare$<SEMICOLON>${TUNESCOPE_CAPTURE_SWEEP}$<SEMICOLON>${CMAKE_CURRENT_SOURCE_DIR}/data/fla-capture/sweep-files/chosen-not-lowest.json"
+          -DEXPECT_EXIT=2 "-DEXPECT_OUTPUT=chosen-not-lowest.json" -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/scripts/expect_exit.cmake)

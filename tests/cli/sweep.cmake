@@ -51,10 +51,13 @@ endforeach()
 
 # Buffer placements (docs/sweep.md, "Placements"): the CPU keeps one copy, says so once, and its rounds record
 # placement 0 in a plan that records placements 3; out-of-range counts and a capture sweep are refused with exit 2.
+add_test(NAME cli_sweep_cpu_placements_fresh
+  COMMAND ${CMAKE_COMMAND} -E rm -f ${CMAKE_BINARY_DIR}/cli-sweep-cpu-placements.jsonl)  # a file left over is resumed
+set_tests_properties(cli_sweep_cpu_placements_fresh PROPERTIES FIXTURES_SETUP cli_sweep_placements_file)
 add_test(NAME cli_sweep_cpu_placements
   COMMAND tunescope-cli sweep --backend cpu --hot ${TUNESCOPE_SWEEP_TINY} --rounds 3 --placements 3
           --out ${CMAKE_BINARY_DIR}/cli-sweep-cpu-placements.jsonl)
-set_tests_properties(cli_sweep_cpu_placements PROPERTIES TIMEOUT 300
+set_tests_properties(cli_sweep_cpu_placements PROPERTIES TIMEOUT 300 FIXTURES_REQUIRED cli_sweep_placements_file
   PASS_REGULAR_EXPRESSION "keeps 1 buffer placement\\(s\\) of the 3 asked for")
 add_test(NAME cli_sweep_placements_out_of_range
   COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:tunescope-cli>$<SEMICOLON>sweep$<SEMICOLON>--placements$<SEMICOLON>9$<SEMICOLON>--out$<SEMICOLON>${CMAKE_BINARY_DIR}/unused-sweep.jsonl

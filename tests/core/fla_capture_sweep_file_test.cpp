@@ -1,7 +1,9 @@
 // The capture sweep's results file read back (issue 24, docs/fla-capture.md section 10): the H100's sweep of run 17
 // (BENCHMARKS.md) reads, as written and with its decisions' launch_runs; copies with one impossible record each are
 // refused with the JSON Pointer of that record; so is a head to head (confirm --manifest, run 19's H100 file) whose
-// replicas or recorded verdicts the measurements cannot give. Plain C++ (no Qt), so it runs wherever the core builds.
+// replicas or recorded verdicts the measurements cannot give; two capture sweeps compare per kernel and key (compare
+// A B, docs/fla-capture.md section 12). Plain C++ (no Qt), so it runs wherever the core builds.
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -10,6 +12,7 @@
 #include "tunescope/base/json_io.hpp"
 #include "tunescope/base/errors.hpp"
 #include "tunescope/formats/fla_capture.hpp"
+#include "tunescope/sweep/fla_capture_compare.hpp"
 #include "tunescope/sweep/fla_capture_confirm.hpp"
 #include "tunescope/sweep/fla_capture_sweep_file.hpp"
 
@@ -182,8 +185,54 @@ void readsTheH100HeadToHead() {
 
 }  // namespace
 
+// compare A B: the run against itself agrees everywhere; against a copy where another config of one key became
+// the fastest on B, that key's regret is exactly A's choice's total on B over B's choice's, the rest still agree,
+// and a key B lacks is counted, not compared.
+void comparesTwoCaptureSweeps() {
+    const FlaCaptureSweepCheck check = checkFlaCaptureSweepFile(captureData() / "sweep-h100-run17.json");
+    CHECK(check.sweep.has_value());
+    if (!check.sweep) return;
+    const FlaCaptureSweepFile& a = *check.sweep;
+    const FlaCaptureComparison self = compareFlaCaptureSweeps(a, "a.json", a, "a.json");
+    CHECK(self.decisions.size() == 8 && self.sameChoices == 8 && self.onlyInA == 0 && self.onlyInB == 0);
+    CHECK(self.worstRegret && *self.worstRegret == 0.0 && std::abs(self.geomeanRatio - 1.0) < 1e-12);
+    CHECK(self.sameCapture());
+    for (const FlaCaptureCompareDecision& d : self.decisions)
+        CHECK(!d.rankCorrelation || std::abs(*d.rankCorrelation - 1.0) < 1e-12);
+
+    FlaCaptureSweepFile b = a;
+    FlaDecisionRun& changed = b.sweep.decisions[0];  // l2norm, chosen #11
+    FlaDecisionConfig* other = nullptr;
+    double chosenTotal = 0;
+    for (FlaDecisionConfig& c : changed.configs) {
+        if (c.config == *changed.chosen) chosenTotal = c.totalMs;
+        if (c.eligible && c.config != *changed.chosen && !other) other = &c;
+    }
+    CHECK(other != nullptr && chosenTotal > 0);
+    if (!other) return;
+    other->totalMs = chosenTotal * 0.98;  // now 2% faster than A's choice on B
+    other->totalP20Ms = other->totalMs * 0.999;
+    other->totalP80Ms = other->totalMs * 1.001;
+    changed.chosen = other->config;
+    b.sweep.decisions.pop_back();  // a key only A has
+    const FlaCaptureComparison c = compareFlaCaptureSweeps(a, "a.json", b, "b.json");
+    CHECK(c.decisions.size() == 7 && c.onlyInA == 1 && c.onlyInB == 0 && c.sameChoices == 6);
+    const FlaCaptureCompareDecision& d = c.decisions[0];
+    CHECK(!d.sameChoice() && d.chosenB == other->config);
+    CHECK(d.regretOfAChoiceOnB && std::abs(*d.regretOfAChoiceOnB - (1.0 / 0.98 - 1.0)) < 1e-12);
+    CHECK(!d.aChoiceWithinBSpread);
+    CHECK(c.worstRegret && *c.worstRegret == *d.regretOfAChoiceOnB);
+    CHECK(c.worstRegretDecision == "l2norm_fwd_kernel key " + a.sweep.decisions[0].key_hash.substr(0, 8));
+    const std::string text = formatFlaCaptureComparison(c, true);
+    CHECK(text.find("A's choice on B +2.04% (outside B's p20-p80)") != std::string::npos);
+    CHECK(text.find("7 decisions compared: 6 with the same choice") != std::string::npos);
+    CHECK(text.find("1 decisions only in A, 0 only in B") != std::string::npos);
+    if (text.find("+2.04%") == std::string::npos) std::cerr << text;
+}
+
 int main() {
     readsTheH100Sweep();
+    comparesTwoCaptureSweeps();
     refusesImpossibleRecords();
     badFilesAreFaultsNotCrashes();
     readsTheH100HeadToHead();
