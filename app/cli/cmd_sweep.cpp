@@ -272,7 +272,11 @@ void printSummary(const std::filesystem::path& out, const SweepPlan& plan) {
     const double threshold = 0.005;
     const std::set<std::string> timers = timersOf(results);
     std::cout << "timer " << (timers.empty() ? std::string("-") : *timers.begin()) << ", L2 "
-              << describeL2Regimes(plan.l2Regimes) << " (docs/sweep.md, \"Timers\" and \"L2 regimes\")\n";
+              << describeL2Regimes(plan.l2Regimes);
+    if (plan.placements > 1)
+        std::cout << ", --placements " << plan.placements << " (docs/sweep.md, \"Timers\", "
+                     "\"L2 regimes\" and \"Placements\")\n";
+    else std::cout << " (docs/sweep.md, \"Timers\" and \"L2 regimes\")\n";
     std::cout << "NB  L2    T         best BT/warps/stages  median [p20-p80 of samples]   round medians min-max  GB/s   "
                  "of copy  ties  rounds\n";
     for (const auto& [key, records] : byShape) {
@@ -647,7 +651,9 @@ int printHeadToHead(const HeadToHeadReport& report) {
     std::cout << "head to head: candidate " << report.candidateFile << " vs baseline " << report.baselineFile
               << ", paired per round (ratio = candidate / baseline, below 1: the candidate is faster; threshold "
               << report.threshold * 100 << "%)\n";
-    std::cout << "timer " << report.timer << ", L2 " << describeL2Regimes(report.regimes) << '\n';
+    std::cout << "timer " << report.timer << ", L2 " << describeL2Regimes(report.regimes);
+    if (report.placements > 1) std::cout << ", --placements " << report.placements;
+    std::cout << '\n';
     std::cout << "NB  L2    T         candidate  baseline   candidate median  baseline median  ratio   interval"
                  "            A/A worst  rounds  verdict\n";
     for (const HeadToHeadRow& row : report.rows) {

@@ -227,6 +227,7 @@ HeadToHeadReport judgeHeadToHead(const ResultsFile& results, double threshold) {
     report.threshold = threshold;
     report.timer = plan.timer;
     report.regimes = plan.l2Regimes;
+    report.placements = plan.placements;
 
     const auto byShape = l2normRecordsByShape(results);
     for (const SweepShape& shape : plan.shapes) {

@@ -69,6 +69,7 @@ struct HeadToHeadReport {
     double threshold = 0.005;
     std::string timer;                 // the plan's timer (cupti, events, steady_clock)
     std::vector<L2Regime> regimes;     // the plan's L2 regimes
+    int placements = 1;                // the plan's buffer placements (docs/sweep.md, "Placements")
     std::vector<HeadToHeadRow> rows;  // one per measured NB (and T) and L2 regime, ascending
     std::size_t count(HeadToHeadVerdict verdict) const;
     // The candidate is shown no slower than the baseline at every NB: no SLOWER, and nothing left unjudged
