@@ -506,6 +506,7 @@ bool MainWindow::openCaptureSweep(const QString& path, bool quiet) {
 }
 
 bool MainWindow::openFlaConfigDir(const QString& path, bool quiet) {
+    if (!quiet && !flaConfigDir_->confirmDiscard()) return false;  // the page's unsaved edits: saved, or kept open
     QString error;
     if (!flaConfigDir_->openFolder(path, &error)) {
         fail(tr("Open FLA_CONFIG_DIR"), error, quiet);
@@ -741,7 +742,7 @@ void MainWindow::exportFlaDialog() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-    if (!maybeSave()) {
+    if (!maybeSave() || !flaConfigDir_->confirmDiscard()) {
         event->ignore();
         return;
     }

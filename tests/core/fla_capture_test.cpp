@@ -13,6 +13,7 @@
 #include <optional>
 #include <iostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tunescope/base/canonical_json.hpp"
@@ -22,6 +23,7 @@
 #include "tunescope/formats/fla_capture.hpp"
 #include "tunescope/formats/fla_cache.hpp"
 #include "tunescope/formats/fla_capture_export.hpp"
+#include "tunescope/formats/fla_config_dir.hpp"
 #include "tunescope/sweep/fla_capture_plan.hpp"
 
 #include "plain_test_support.hpp"
@@ -286,8 +288,9 @@ void testExport() {
     CHECK(partial.files.size() == 1 && partial.withoutChoice.size() == 5);
 }
 
-void testExportRefusals() {
-    // A config that did not compile (planted: its variant loses its binary) cannot be chosen.
+// The H100 fixture with config 1 of chunk_fwd_kernel_o (kernel 5) planted as not compiled for the first launch: its
+// variant loses its binary, the digest is recomputed. Written into `dir` as m.json.
+FlaCapture captureWithoutBinary(const fs::path& dir) {
     Json doc = readJsonFile(h100Fixture());
     Json& variant = doc["kernels"][5]["launches"][0]["variants"][1];
     const std::string hash = variant["binary"].get<std::string>();
@@ -295,9 +298,14 @@ void testExportRefusals() {
     variant["compile_error"] = "out of resources: shared memory";
     doc["binaries"].erase(hash);
     doc["digest"]["value"] = flaCaptureDigest(doc);
-    const fs::path dir = plain_test::tempDir("tunescope-fla-capture", "refusals");
     writeFileAtomic(dir / "m.json", dumpJson(doc, 1));
-    const FlaCapture c = readFlaCapture(dir / "m.json");
+    return readFlaCapture(dir / "m.json");
+}
+
+void testExportRefusals() {
+    // A config that did not compile (planted: its variant loses its binary) cannot be chosen.
+    const fs::path dir = plain_test::tempDir("tunescope-fla-capture", "refusals");
+    const FlaCapture c = captureWithoutBinary(dir);
     const Json choices = {{"format", kFlaChoicesFormat},
                           {"choices", Json::array({{{"kernel_name", "chunk_fwd_kernel_o"},
                                                     {"key_hash", c.kernels[5].launches[0].key_hash},
@@ -317,6 +325,107 @@ void testExportRefusals() {
                         "t.json");
     });
     CHECK(badTiming && badTiming->jsonPath() == "/choices/0/best_timing");
+}
+
+// exportableFlaConfigs is the rule checkFlaChoices enforces: a config is offered exactly when a choice of it exports.
+void testExportableConfigs() {
+    const FlaCapture full = readFlaCapture(h100Fixture());
+    const fs::path dir = plain_test::tempDir("tunescope-fla-capture", "exportable");
+    const FlaCapture c = captureWithoutBinary(dir);
+    const FlaCaptureKernel& kernel = c.kernels[5];
+    const std::string key = kernel.launches[0].key_hash;
+    const std::vector<std::size_t> all = exportableFlaConfigs(full, kernel.kernel_name, key);
+    const std::vector<std::size_t> planted = exportableFlaConfigs(c, kernel.kernel_name, key);
+    CHECK(all.size() == kernel.configs.size() && std::find(all.begin(), all.end(), 1) != all.end());
+    CHECK(planted.size() == kernel.configs.size() - 1 && std::find(planted.begin(), planted.end(), 1) == planted.end());
+    CHECK(exportableFlaConfigs(c, "no_such_kernel", key).empty());
+    CHECK(exportableFlaConfigs(c, kernel.kernel_name, std::string(32, '0')).empty());
+    for (const FlaCaptureKernel& k : c.kernels)
+        for (const FlaCaptureLaunch& launch : k.launches) {
+            const std::vector<std::size_t> legal = exportableFlaConfigs(c, k.kernel_name, launch.key_hash);
+            for (std::size_t i = 0; i < k.configs.size(); ++i) {
+                FlaChoices one;
+                one.source = std::string(kFlaChoicesEdited);
+                one.choices.push_back({k.kernel_name, launch.key_hash, i, Json(), ""});
+                const bool exports = !errorOf([&] { checkFlaChoices(c, one); });
+                CHECK(exports == (std::find(legal.begin(), legal.end(), i) != legal.end()));
+            }
+        }
+}
+
+std::vector<std::tuple<std::string, std::string, std::size_t, std::string>> sortedChoices(const FlaChoices& choices) {
+    std::vector<std::tuple<std::string, std::string, std::size_t, std::string>> out;
+    for (const FlaChoice& c : choices.choices) out.emplace_back(c.kernel_name, c.key_hash, c.config, c.best_timing.dump());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// export -> read the folder -> flaChoicesOfConfigDir gives the choices back; saved again as "edited" the folder
+// checks with null file and sha256; an entry or digest the capture does not have names its file and pointer.
+void testChoicesOfConfigDir() {
+    const FlaCapture c = readFlaCapture(h100Fixture());
+    const FlaChoices scripted = readFlaChoices(captureData() / "choices" / "h100-gdr-fwd-T4096-scripted.json");
+    const fs::path dir = plain_test::tempDir("tunescope-fla-capture", "choices-of-dir");
+    exportFlaConfigDir(c, scripted, dir / "scripted");
+    const FlaConfigDir folder = readFlaConfigDir(dir / "scripted");
+    const FlaChoices back = flaChoicesOfConfigDir(c, folder);
+    CHECK(sortedChoices(back) == sortedChoices(scripted));
+    CHECK(back.source == "scripted" && back.fileName == "h100-gdr-fwd-T4096-scripted.json" &&
+          back.sha256 == scripted.sha256 && back.capture_digest == c.digest);
+    const FlaChoices captured = capturedFlaChoices(c);
+    exportFlaConfigDir(c, captured, dir / "captured");
+    CHECK(sortedChoices(flaChoicesOfConfigDir(c, readFlaConfigDir(dir / "captured"))) == sortedChoices(captured));
+
+    FlaChoices edited = back;
+    edited.source = std::string(kFlaChoicesEdited);
+    edited.choices.front().config = edited.choices.front().config == 0 ? 1 : 0;
+    exportFlaConfigDir(c, edited, dir / "edited");
+    const FlaConfigDirCheck check = checkFlaConfigDir(dir / "edited");
+    for (const Error& e : check.faults) std::cerr << "edited: " << e.what() << "\n";
+    CHECK(check.faults.empty() && check.dir);
+    const Json& choices = check.dir->manifest["choices"];
+    CHECK(choices["source"] == "edited" && choices["file"].is_null() && choices["sha256"].is_null());
+    CHECK(sortedChoices(flaChoicesOfConfigDir(c, *check.dir)) == sortedChoices(edited));
+
+    // A manifest whose choices name a source of none of the three is refused there, with all three named.
+    Json manifest = check.dir->manifest;
+    manifest["choices"]["source"] = "handmade";
+    manifest.erase("digest");
+    manifest["digest"] = {{"algorithm", kFlaCaptureDigestAlgorithm}, {"value", sha256Hex(canonicalize(manifest))}};
+    writeFileAtomic(dir / "edited" / std::string(kFlaConfigDirManifestName), dumpJson(manifest, 2) + "\n");
+    const FlaConfigDirCheck bad = checkFlaConfigDir(dir / "edited");
+    CHECK(bad.faults.size() == 1 && bad.faults.front().jsonPath() == "/choices/source" &&
+          bad.faults.front().message().find("\"edited\"") != std::string::npos &&
+          bad.faults.front().message().find("\"captured\"") != std::string::npos);
+    FlaChoices other = edited;
+    other.source = "fla-config-dir";
+    CHECK(errorOf([&] { exportFlaConfigDir(c, other, dir / "other"); }) && !fs::exists(dir / "other"));
+
+    // An entry whose config is none of the capture's: the kernel file and the entry's config pointer.
+    FlaConfigDir tampered = folder;
+    FlaConfigDirKernel& kernel = tampered.kernels.back();
+    FlaConfigDirEntry& entry = kernel.entries.front();
+    entry.config["num_warps"] = 3;
+    const auto e = errorOf([&] { flaChoicesOfConfigDir(c, tampered); });
+    CHECK(e && e->file() == kernel.file.string() &&
+          e->jsonPath() == "/autotune_entries/" + entry.key_hash + "/config" &&
+          e->message().find("is none of the") != std::string::npos);
+    // An entry of a config that did not compile for the key (the planted capture, its digest in the folder).
+    const FlaCapture planted = captureWithoutBinary(dir);
+    FlaConfigDir uncompiled = folder;
+    uncompiled.manifest["capture"]["digest"] = planted.digest;
+    for (FlaConfigDirKernel& k : uncompiled.kernels)
+        if (k.kernel_name == planted.kernels[5].kernel_name)
+            for (FlaConfigDirEntry& en : k.entries)
+                if (en.key_hash == planted.kernels[5].launches[0].key_hash) en.config = planted.kernels[5].configs[1].original;
+    const auto notCompiled = errorOf([&] { flaChoicesOfConfigDir(planted, uncompiled); });
+    CHECK(notCompiled && notCompiled->jsonPath() == "/autotune_entries/" + planted.kernels[5].launches[0].key_hash + "/config" &&
+          notCompiled->message().find("no compiled binary") != std::string::npos);
+    // Another capture's folder: the manifest's /capture/digest.
+    FlaConfigDir otherCapture = folder;
+    otherCapture.manifest["capture"]["digest"] = std::string(64, '0');
+    const auto d = errorOf([&] { flaChoicesOfConfigDir(c, otherCapture); });
+    CHECK(d && d->file() == folder.manifestFile.string() && d->jsonPath() == "/capture/digest");
 }
 
 int printFaults(const char* file) {
@@ -340,6 +449,8 @@ int main(int argc, char** argv) {
     testSweepRefusal();
     testExport();
     testExportRefusals();
+    testExportableConfigs();
+    testChoicesOfConfigDir();
     if (g_failures) std::cerr << g_failures << " check(s) failed\n";
     else std::cout << "fla_capture: all checks passed\n";
     return g_failures ? 1 : 0;

@@ -4,13 +4,16 @@
 
 #include <QBrush>
 #include <QColor>
+#include <QFont>
 
+#include "documents/flaconfigdirdocument.hpp"
 #include "tunescope/base/text_fields.hpp"
 
 namespace tunescope::ui {
 namespace {
 
 constexpr int kComparisonColumns = 2;  // OtherConfigColumn and ChangeColumn
+const QColor kChangedBackground(255, 243, 176);  // a pale yellow: edited, not yet saved (as the policy table)
 
 QString text(const std::string& s) { return QString::fromStdString(s); }
 
@@ -24,6 +27,25 @@ std::optional<double> bestMs(const FlaConfigDirEntry* entry) {
     if (!entry || !entry->best_timing.is_array() || entry->best_timing.empty() || !entry->best_timing[0].is_number())
         return std::nullopt;
     return entry->best_timing[0].get<double>();
+}
+
+// The order the table lists kernels in (files, then kernels with only keys FLA autotunes) and one kernel's keys in
+// (entries, then keys without a choice): what rebuildKernels and rebuildRows start from.
+std::vector<std::string> kernelOrder(const FlaConfigDir& dir) {
+    std::vector<std::string> out;
+    for (const FlaConfigDirKernel& k : dir.kernels) out.push_back(k.kernel_name);
+    for (const auto& [kernel, keyHash] : dir.keysWithoutChoice)
+        if (std::find(out.begin(), out.end(), kernel) == out.end()) out.push_back(kernel);
+    return out;
+}
+
+std::vector<std::string> keyOrder(const FlaConfigDir& dir, const std::string& kernel) {
+    std::vector<std::string> out;
+    if (const FlaConfigDirKernel* k = dir.kernel(kernel))
+        for (const FlaConfigDirEntry& e : k->entries) out.push_back(e.key_hash);
+    for (const auto& [name, keyHash] : dir.keysWithoutChoice)
+        if (name == kernel) out.push_back(keyHash);
+    return out;
 }
 
 QString bestTimingText(const FlaConfigDirEntry* entry) {
@@ -48,6 +70,33 @@ void FlaConfigDirModel::setDir(FlaConfigDir dir) {
     rebuildRows();
     endResetModel();
 }
+
+void FlaConfigDirModel::setDocument(FlaConfigDirDocument* document) {
+    if (document_) disconnect(document_, nullptr, this, nullptr);
+    document_ = document;
+    if (!document_) return;
+    connect(document_, &FlaConfigDirDocument::reset, this, [this] { setDir(document_->current()); });
+    connect(document_, &FlaConfigDirDocument::choicesChanged, this, [this] { updateDir(document_->current()); });
+    if (document_->hasFolder()) setDir(document_->current());
+}
+
+void FlaConfigDirModel::updateDir(FlaConfigDir dir) {
+    const std::string shown = shownKernel();
+    // An edit moves a key between "FLA autotunes it" and the entries, so the rows' order may change.
+    const bool sameLayout = kernelOrder(dir_) == kernelOrder(dir) && keyOrder(dir_, shown) == keyOrder(dir, shown);
+    if (!sameLayout) beginResetModel();
+    dir_ = std::move(dir);
+    if (other_) diff_ = diffFlaConfigDirs(dir_, *other_);
+    rebuildKernels();
+    kernel_ = kernels_.empty() ? -1 : 0;
+    for (int i = 0; i < kernelCount(); ++i)
+        if (kernelName(i).toStdString() == shown) kernel_ = i;
+    rebuildRows();
+    if (!sameLayout) endResetModel();
+    else if (rowCount() > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
+}
+
+std::string FlaConfigDirModel::shownKernel() const { return kernelName(kernel_).toStdString(); }
 
 void FlaConfigDirModel::setComparison(std::optional<FlaConfigDir> other) {
     beginResetModel();
@@ -166,7 +215,36 @@ QVariant FlaConfigDirModel::display(const Row& row, Column column) const {
     }
 }
 
+bool FlaConfigDirModel::changed(const Row& row, Column column) const {
+    return document_ && document_->canEdit() && (column == ConfigColumn || column == BestTimingColumn) &&
+           document_->entryChangedOnDisk(shownKernel(), row.keyHash);
+}
+
+QVariant FlaConfigDirModel::editData(const Row& row, Column column, int role) const {
+    if (column != ConfigColumn || !document_ || !document_->canEdit()) return {};
+    const std::string kernel = shownKernel();
+    if (role == Qt::EditRole) {
+        const FlaChoice* c = document_->choice(kernel, row.keyHash);
+        return c ? QVariant(int(c->config)) : QVariant();
+    }
+    QVariantList indices;
+    QStringList labels;
+    const FlaCaptureKernel* k = document_->capture()->kernel(kernel);
+    for (std::size_t i : document_->legalConfigs(kernel, row.keyHash)) {
+        indices << int(i);
+        labels << text(flaConfigText(k->configs[i].original));
+    }
+    return role == ChoicesRole ? QVariant(indices) : QVariant(labels);
+}
+
 QVariant FlaConfigDirModel::toolTip(const Row& row, Column column) const {
+    if (changed(row, column) && column == ConfigColumn) {
+        const FlaConfigDirKernel* disk = document_->disk().kernel(shownKernel());
+        const FlaConfigDirEntry* before = disk ? disk->entry(row.keyHash) : nullptr;
+        const QString now = row.entry ? text(dumpJson(row.entry->config, 2)) + QLatin1Char('\n') : QString();
+        return QString(now + tr("Changed; on disk: %1")
+                                 .arg(before ? text(flaConfigText(before->config)) : tr("none: FLA autotunes this key")));
+    }
     switch (column) {
     case ConfigColumn: return row.entry ? text(dumpJson(row.entry->config, 2)) : QVariant();
     case OtherConfigColumn: return row.otherEntry ? text(dumpJson(row.otherEntry->config, 2)) : QVariant();
@@ -197,8 +275,45 @@ QVariant FlaConfigDirModel::data(const QModelIndex& index, int role) const {
         return column == BestTimingColumn ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter)) : QVariant();
     case Qt::ForegroundRole:  // keys this folder has no config for
         return row.entry ? QVariant() : QVariant(QBrush(QColor(0x80, 0x80, 0x80)));
+    case Qt::EditRole:
+    case ChoicesRole:
+    case ChoiceLabelsRole: return editData(row, column, role);
+    case ChangedOnDiskRole: return changed(row, ConfigColumn);
+    case Qt::BackgroundRole: return changed(row, column) ? QVariant(QBrush(kChangedBackground)) : QVariant();
+    case Qt::FontRole: {
+        if (!changed(row, column)) return {};
+        QFont font;
+        font.setBold(true);
+        return font;
+    }
     default: return {};
     }
+}
+
+Qt::ItemFlags FlaConfigDirModel::flags(const QModelIndex& index) const {
+    Qt::ItemFlags f = QAbstractTableModel::flags(index);
+    if (!index.isValid() || index.row() >= rowCount() || columnAt(index.column()) != ConfigColumn || !document_ ||
+        !document_->canEdit())
+        return f;
+    const Row& row = rows_[std::size_t(index.row())];
+    // A key of this folder (an entry, or one FLA autotunes) that has a config to choose; not a key only the other
+    // folder has.
+    if ((row.entry || row.autotunedHere) && !document_->legalConfigs(shownKernel(), row.keyHash).empty())
+        f |= Qt::ItemIsEditable;
+    return f;
+}
+
+bool FlaConfigDirModel::setData(const QModelIndex& index, const QVariant& value, int role) {
+    if (role != Qt::EditRole || !index.isValid() || !(flags(index) & Qt::ItemIsEditable)) return false;
+    // Only a config index the capture lets this key choose, whatever the editor sent.
+    bool ok = false;
+    const qulonglong config = value.toString().toULongLong(&ok);
+    if (!ok) return false;
+    const std::string key = rows_[std::size_t(index.row())].keyHash;
+    const std::vector<std::size_t> legal = document_->legalConfigs(shownKernel(), key);
+    if (std::find(legal.begin(), legal.end(), std::size_t(config)) == legal.end()) return false;
+    document_->setChoice(shownKernel(), key, std::size_t(config));  // the document's change updates the rows
+    return true;
 }
 
 QVariant FlaConfigDirModel::headerData(int section, Qt::Orientation orientation, int role) const {

@@ -15,19 +15,34 @@
 
 namespace tunescope::ui {
 
+class FlaConfigDirDocument;
+
 class FlaConfigDirModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     // The comparison's columns sit beside the config they compare with; the hash, for lookups, last.
     enum Column { KeyColumn, ConfigColumn, OtherConfigColumn, ChangeColumn, BestTimingColumn, KeyHashColumn, ColumnCount };
-    enum Role { SortRole = Qt::UserRole + 1 };  // best timings as numbers (us)
+    enum Role {
+        SortRole = Qt::UserRole + 1,  // best timings as numbers (us)
+        ChoicesRole,                  // config column: the legal config indices (QVariantList of int)
+        ChoiceLabelsRole,             // config column: their flaConfigText (QStringList, same order)
+        ChangedOnDiskRole,            // whether the key's choice differs from the folder on disk
+    };
     using QAbstractTableModel::QAbstractTableModel;
+
+    // Shows the document's folder as it would be saved and follows its edits; editable while the document has a
+    // capture. Null: a read-only table of setDir's folder.
+    void setDocument(FlaConfigDirDocument* document);
+    FlaConfigDirDocument* document() const { return document_; }
 
     // Where a column is in the table: -1 for the comparison's columns while there is no comparison.
     int section(Column column) const;
     Column columnAt(int section) const;
 
     void setDir(FlaConfigDir dir);  // shows kernel 0; a comparison set before is compared with the new folder
+    // The same folder with other entries (an edit): the shown kernel stays, and rows are updated in place when the
+    // kernel's keys stay in the same order (else the model is reset).
+    void updateDir(FlaConfigDir dir);
     const FlaConfigDir& dir() const { return dir_; }
     // The folder the table is compared with (nullopt: none), and what differs between the two.
     void setComparison(std::optional<FlaConfigDir> other);
@@ -47,6 +62,8 @@ public:
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    Qt::ItemFlags flags(const QModelIndex& index) const override;
+    bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) override;
 
 private:
     // One key of the shown kernel: its entry in this folder and in the other (either may be missing), and the
@@ -67,7 +84,11 @@ private:
     void rebuildRows();
     QVariant display(const Row& row, Column column) const;
     QVariant toolTip(const Row& row, Column column) const;
+    QVariant editData(const Row& row, Column column, int role) const;
+    bool changed(const Row& row, Column column) const;
+    std::string shownKernel() const;
 
+    FlaConfigDirDocument* document_ = nullptr;
     FlaConfigDir dir_;
     std::optional<FlaConfigDir> other_;
     std::optional<FlaConfigDirDiff> diff_;

@@ -11,13 +11,17 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QUndoStack>
 #include <QVBoxLayout>
 
+#include "documents/flaconfigdirdocument.hpp"
 #include "models/flaconfigdirmodel.hpp"
 #include "tunescope/formats/fla_config_dir.hpp"
+#include "widgets/flaconfigdelegate.hpp"
 #include "widgets/tabletools.hpp"
 
 namespace tunescope::ui {
@@ -42,11 +46,15 @@ std::optional<FlaConfigDir> checkedFolder(const QString& path, QString* error, Q
 }  // namespace
 
 FlaConfigDirView::FlaConfigDirView(QWidget* parent)
-    : QWidget(parent), model_(new FlaConfigDirModel(this)), proxy_(new QSortFilterProxyModel(this)),
-      summary_(new QLabel(this)), comparison_(new QLabel(this)), compare_(new QPushButton(tr("Compare with..."), this)),
+    : QWidget(parent), document_(new FlaConfigDirDocument(this)), model_(new FlaConfigDirModel(this)),
+      proxy_(new QSortFilterProxyModel(this)), summary_(new QLabel(this)), comparison_(new QLabel(this)),
+      edit_(new QLabel(this)), attach_(new QPushButton(tr("Attach capture..."), this)),
+      save_(new QPushButton(tr("Save folder"), this)), undo_(new QPushButton(tr("Undo"), this)),
+      redo_(new QPushButton(tr("Redo"), this)), compare_(new QPushButton(tr("Compare with..."), this)),
       stopComparing_(new QPushButton(tr("Stop comparing"), this)), kernels_(new QComboBox(this)),
       table_(new QTableView(this)) {
     setObjectName(QStringLiteral("flaConfigDirView"));
+    model_->setDocument(document_);  // first: the model has the folder before the page's own slots run
     proxy_->setSourceModel(model_);
     proxy_->setSortRole(FlaConfigDirModel::SortRole);
     table_->setModel(proxy_);
@@ -56,27 +64,66 @@ FlaConfigDirView::FlaConfigDirView(QWidget* parent)
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->horizontalHeader()->setStretchLastSection(true);
     installCopyAsCsv(table_);
-    for (QLabel* label : {summary_, comparison_}) {
+    // The config column's editor: only the configs the capture compiled for every launch of the key.
+    table_->setItemDelegateForColumn(model_->section(FlaConfigDirModel::ConfigColumn), new FlaConfigDelegate(table_));
+    table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::SelectedClicked |
+                            QAbstractItemView::EditKeyPressed);
+    for (QLabel* label : {summary_, comparison_, edit_}) {
         label->setWordWrap(true);
         label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     }
     summary_->setText(tr("No FLA_CONFIG_DIR open. Make one with tunescope-cli capture export-fla M.json --choices "
                          "C.json --out DIR, then File > Open FLA_CONFIG_DIR."));
     comparison_->setVisible(false);
+    edit_->setVisible(false);
+    edit_->setObjectName(QStringLiteral("flaConfigDirEditState"));
     kernels_->setObjectName(QStringLiteral("flaConfigDirKernel"));
     kernels_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    compare_->setEnabled(false);
-    stopComparing_->setEnabled(false);
+    for (QPushButton* button : {attach_, save_, undo_, redo_, compare_, stopComparing_}) button->setEnabled(false);
+    attach_->setObjectName(QStringLiteral("flaConfigDirAttach"));
+    save_->setObjectName(QStringLiteral("flaConfigDirSave"));
+    save_->setToolTip(tr("Write the edited entries into the folder (every file atomically; choices source "
+                         "\"edited\"). The window's Ctrl+S saves the profile, not this folder."));
+    undo_->setObjectName(QStringLiteral("flaConfigDirUndo"));
+    redo_->setObjectName(QStringLiteral("flaConfigDirRedo"));
 
     auto* open = new QPushButton(tr("Open folder..."), this);
     connect(open, &QPushButton::clicked, this, &FlaConfigDirView::openDialog);
+    connect(attach_, &QPushButton::clicked, this, &FlaConfigDirView::attachDialog);
+    connect(save_, &QPushButton::clicked, this, &FlaConfigDirView::saveClicked);
+    QUndoStack* undo = document_->undoStack();
+    connect(undo, &QUndoStack::canUndoChanged, undo_, &QPushButton::setEnabled);
+    connect(undo, &QUndoStack::canRedoChanged, redo_, &QPushButton::setEnabled);
+    connect(undo, &QUndoStack::undoTextChanged, undo_, [this](const QString& t) { undo_->setToolTip(t); });
+    connect(undo, &QUndoStack::redoTextChanged, redo_, [this](const QString& t) { redo_->setToolTip(t); });
+    connect(undo_, &QPushButton::clicked, undo, &QUndoStack::undo);
+    connect(redo_, &QPushButton::clicked, undo, &QUndoStack::redo);
     connect(compare_, &QPushButton::clicked, this, &FlaConfigDirView::compareDialog);
     connect(stopComparing_, &QPushButton::clicked, this, &FlaConfigDirView::stopComparing);
+    connect(document_, &FlaConfigDirDocument::reset, this, [this] {
+        fillKernels();
+        showComparison();
+        showSummary();
+        showEditState();
+    });
+    connect(document_, &FlaConfigDirDocument::choicesChanged, this, [this] {
+        fillKernels();  // the labels, and the kernel's index where an edit gave a kernel its first file
+        showComparison();
+        showEditState();
+    });
+    connect(document_, &FlaConfigDirDocument::modifiedChanged, this, &FlaConfigDirView::showEditState);
+    connect(document_, &FlaConfigDirDocument::saved, this, &FlaConfigDirView::showSummary);
     auto* buttons = new QVBoxLayout;
-    for (QPushButton* button : {open, compare_, stopComparing_}) buttons->addWidget(button);
+    for (QPushButton* button : {open, attach_, save_}) buttons->addWidget(button);
+    auto* undoRedo = new QHBoxLayout;
+    undoRedo->addWidget(undo_);
+    undoRedo->addWidget(redo_);
+    buttons->addLayout(undoRedo);
+    for (QPushButton* button : {compare_, stopComparing_}) buttons->addWidget(button);
     buttons->addStretch(1);
     auto* text = new QVBoxLayout;
     text->addWidget(summary_);
+    text->addWidget(edit_);
     text->addWidget(comparison_);
     auto* top = new QHBoxLayout;
     top->addLayout(text, 1);
@@ -93,20 +140,74 @@ FlaConfigDirView::FlaConfigDirView(QWidget* parent)
 
 bool FlaConfigDirView::openFolder(const QString& path, QString* error) {
     QStringList warnings;
-    std::optional<FlaConfigDir> dir = checkedFolder(path, error, &warnings);
-    if (!dir) return false;
+    if (!document_->open(path, error, &warnings)) return false;  // the page as it was
     path_ = path;
-    QString text = tr("%1: %2. Each row is the config FLA_CACHE_MODE=strict loads for one autotune key; best timings "
-                      "are Triton's p50 with p20-p80.")
-                       .arg(QString::fromStdString(dir->folder.string()), QString::fromStdString(flaConfigDirSummary(*dir)));
-    for (const QString& w : warnings) text += tr("\nwarning: %1").arg(w);
-    summary_->setText(text);
-    model_->setDir(std::move(*dir));
-    fillKernels();
-    showComparison();
+    warnings_ = warnings;
+    showSummary();
     compare_->setEnabled(true);
     emit folderOpened(path);
     return true;
+}
+
+void FlaConfigDirView::showSummary() {
+    if (!document_->hasFolder()) return;
+    const FlaConfigDir& dir = document_->disk();
+    QString text = tr("%1: %2. Each row is the config FLA_CACHE_MODE=strict loads for one autotune key; best timings "
+                      "are Triton's p50 with p20-p80.")
+                       .arg(QString::fromStdString(dir.folder.string()), QString::fromStdString(flaConfigDirSummary(dir)));
+    for (const QString& w : warnings_) text += tr("\nwarning: %1").arg(w);
+    summary_->setText(text);
+}
+
+void FlaConfigDirView::showEditState() {
+    const bool open = document_->hasFolder();
+    edit_->setVisible(open);
+    attach_->setEnabled(open && !document_->isModified());
+    save_->setEnabled(document_->canEdit() && document_->isModified());
+    if (!open) return;
+    QString text = document_->captureStatus();
+    if (document_->isModified())
+        text += tr("\nUnsaved changes (marked): Save folder writes them into %1 with choices source \"edited\".")
+                    .arg(QString::fromStdString(document_->disk().folder.string()));
+    if (document_->signatureStale())
+        text += tr("\nThe signature %1 no longer covers the folder: the save changed its manifest. Make it again: "
+                   "tunescope-cli sign %2 --key K.")
+                    .arg(document_->signaturePath(), QString::fromStdString(document_->disk().folder.string()));
+    edit_->setText(text);
+}
+
+QString FlaConfigDirView::editText() const { return edit_->text(); }
+
+bool FlaConfigDirView::attachCapture(const QString& manifest, QString* error) {
+    return document_->attachCapture(manifest, error);
+}
+
+bool FlaConfigDirView::save(QString* error) { return document_->save(error); }
+
+bool FlaConfigDirView::confirmDiscard() {
+    if (!document_->isModified()) return true;
+    const auto answer = QMessageBox::warning(
+        this, tr("Unsaved changes"), tr("The FLA_CONFIG_DIR %1 has unsaved changes. Save them?").arg(path_),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel) return false;
+    if (answer == QMessageBox::Discard) return true;
+    QString error;
+    if (save(&error)) return true;
+    QMessageBox::warning(this, tr("Save FLA_CONFIG_DIR"), tr("Could not save %1:\n%2").arg(path_, error));
+    return false;
+}
+
+void FlaConfigDirView::saveClicked() {
+    QString error;
+    if (!save(&error)) QMessageBox::warning(this, tr("Save FLA_CONFIG_DIR"), tr("Could not save %1:\n%2").arg(path_, error));
+}
+
+void FlaConfigDirView::attachDialog() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Attach the FLA capture this folder was exported from"),
+                                                      QString(), tr("FLA capture manifests (*.json);;All files (*)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (!attachCapture(path, &error)) QMessageBox::warning(this, tr("Attach capture"), error);
 }
 
 bool FlaConfigDirView::compareWith(const QString& path, QString* error) {
@@ -173,6 +274,7 @@ QString FlaConfigDirView::summaryText() const { return summary_->text(); }
 QString FlaConfigDirView::comparisonText() const { return comparison_->text(); }
 
 void FlaConfigDirView::openDialog() {
+    if (!confirmDiscard()) return;
     const QString path = QFileDialog::getExistingDirectory(this, tr("Open FLA_CONFIG_DIR"));
     if (path.isEmpty()) return;
     QString error;
