@@ -37,6 +37,7 @@
 #include "pages/policyeditor.hpp"
 #include "pages/validationpanel.hpp"
 #include "sweep_test_fixtures.hpp"
+#include "tunescope/sweep/fla_capture_compare.hpp"
 #include "tunescope/sweep/fla_capture_sweep_file.hpp"
 #include "tunescope/sweep/sweep.hpp"
 
@@ -284,6 +285,80 @@ private slots:
         QVERIFY(!view->openPolicy(temp.filePath(QStringLiteral("missing.json")), &error));
         QVERIFY(error.contains(QStringLiteral("missing.json")));
         QCOMPARE(view->filePath(), edited);  // a file that does not load leaves the page as it was
+    }
+
+    // Issue 24: two capture sweeps compared on the page (run 17's H100 sweep as this run, run 19's as the other: the
+    // same capture, builds before and after the loader fix; BENCHMARKS.md "Run 19 re-read"): the model's two extra
+    // columns come and go with the comparison, the other run's choice is marked, the ratios are the core's, the plot
+    // gains the other run's series; a refused file leaves the page as it was.
+    void captureSweepComparison() {
+        const QString data = qEnvironmentVariable("TUNESCOPE_TESTDATA");
+        const QString a = QDir(data).filePath(QStringLiteral("fla-capture/sweep-h100-run17-launch-runs.json"));
+        const QString b = QDir(data).filePath(QStringLiteral("fla-capture/sweep-h100-run19.json"));
+        const FlaCaptureSweepCheck checkA = checkFlaCaptureSweepFile(a.toStdString());
+        const FlaCaptureSweepCheck checkB = checkFlaCaptureSweepFile(b.toStdString());
+        QVERIFY(checkA.sweep && checkB.sweep);
+        const FlaCaptureComparison comparison = compareFlaCaptureSweeps(*checkA.sweep, "a", *checkB.sweep, "b");
+        QCOMPARE(comparison.decisions.size(), std::size_t(8));
+        QCOMPARE(comparison.sameChoices, std::size_t(6));
+        CaptureSweepModel model;
+        auto tester = test(&model);
+        model.setSweep(*checkA.sweep);
+        QCOMPARE(model.columnCount(), int(CaptureSweepModel::OtherTotalColumn));
+        model.setComparison(comparison);
+        QCOMPARE(model.columnCount(), int(CaptureSweepModel::ColumnCount));
+        model.setDecision(2);  // l2norm at T=65536: run 17 chose #16, run 19 #22
+        const FlaCaptureCompareDecision* d = model.comparedDecision();
+        QVERIFY(d && d->chosenA == 16u && d->chosenB == 22u);
+        const auto rowOf = [&](std::size_t config) {
+            for (int row = 0; row < model.rowCount(); ++row)
+                if (model.index(row, CaptureSweepModel::ConfigColumn).data(CaptureSweepModel::SortRole).toULongLong() == config)
+                    return row;
+            return -1;
+        };
+        const int other = rowOf(22), mine = rowOf(16);
+        QVERIFY(other >= 0 && mine >= 0);
+        QVERIFY(model.index(other, CaptureSweepModel::PickColumn).data().toString().contains(QStringLiteral("the other run's choice")));
+        QVERIFY(!model.index(mine, CaptureSweepModel::PickColumn).data().toString().contains(QStringLiteral("other run")));
+        for (const FlaCaptureCompareConfig& c : d->configs) {
+            if (!c.ratio) continue;
+            const int row = rowOf(c.config);
+            QCOMPARE(model.index(row, CaptureSweepModel::OtherRatioColumn).data(CaptureSweepModel::SortRole).toDouble(), *c.ratio);
+            QCOMPARE(model.index(row, CaptureSweepModel::OtherRatioColumn).data().toString(),
+                     QStringLiteral("x%1").arg(*c.ratio, 0, 'f', 4));
+        }
+        model.setDecision(3);
+        QVERIFY(model.comparedDecision() && model.comparedDecision()->sameChoice());
+        model.setComparison(std::nullopt);
+        QCOMPARE(model.columnCount(), int(CaptureSweepModel::OtherTotalColumn));
+        QVERIFY(!model.comparedDecision());
+
+        MainWindow window;
+        QVERIFY2(window.openFile(a, /*quiet=*/true), qPrintable(window.lastError()));
+        CaptureSweepView* view = window.captureSweepView();
+        view->decisionBox()->setCurrentIndex(2);
+        QCOMPARE(view->plot()->graphCount(), 3);
+        QString error;
+        QVERIFY2(view->compareWith(b, &error), qPrintable(error));
+        QVERIFY2(view->comparisonText().contains(QStringLiteral("6 of 8 decisions chose the same config")),
+                 qPrintable(view->comparisonText()));
+        QVERIFY2(view->comparisonText().contains(QStringLiteral("the other run chose config 22")), qPrintable(view->comparisonText()));
+        QCOMPARE(view->plot()->graphCount(), 4);
+        QCOMPARE(view->model()->columnCount(), int(CaptureSweepModel::ColumnCount));
+        window.resize(1280, 720);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const QImage shot = window.grab().toImage();
+        QVERIFY(!shot.isNull());
+        if (const QString dir = qEnvironmentVariable("TUNESCOPE_SCREENSHOT_DIR"); !dir.isEmpty())
+            QVERIFY(shot.save(QDir(dir).filePath(QStringLiteral("capture-sweep-compare.png"))));
+        const QString bad = QDir(data).filePath(QStringLiteral("fla-capture/sweep-files/chosen-not-lowest.json"));
+        QVERIFY(!view->compareWith(bad, &error));
+        QVERIFY2(error.contains(QStringLiteral("chosen-not-lowest.json")), qPrintable(error));
+        QVERIFY(view->comparisonText().contains(QStringLiteral("6 of 8")));  // the page kept its comparison
+        view->stopComparing();
+        QCOMPARE(view->plot()->graphCount(), 3);
+        QVERIFY(view->comparisonText().isEmpty());
     }
 
     // Issue 24: the capture sweep's results (the H100's sweep of BENCHMARKS.md run 17) on a page of their own, with a

@@ -33,3 +33,7 @@ add_test(NAME cli_compare_capture_sweep_bad
   COMMAND ${CMAKE_COMMAND}
           "-DCOMMAND=$<TARGET_FILE:tunescope-cli>$<SEMICOLON>compare$<SEMICOLON>${TUNESCOPE_CAPTURE_SWEEP}$<SEMICOLON>${CMAKE_CURRENT_SOURCE_DIR}/data/fla-capture/sweep-files/chosen-not-lowest.json"
           -DEXPECT_EXIT=2 "-DEXPECT_OUTPUT=chosen-not-lowest.json" -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/scripts/expect_exit.cmake)
+add_test(NAME cli_compare_capture_sweeps_run17_run19
+  COMMAND tunescope-cli compare ${TUNESCOPE_CAPTURE_SWEEP} ${CMAKE_CURRENT_SOURCE_DIR}/data/fla-capture/sweep-h100-run19.json)
+set_tests_properties(cli_compare_capture_sweeps_run17_run19 PROPERTIES
+  PASS_REGULAR_EXPRESSION "8 decisions compared: 6 with the same choice; keeping A's choices costs at most \\+0.03% on B")

@@ -2,6 +2,8 @@
 
 #include "pages/capturesweepview.hpp"
 
+#include <optional>
+
 #include <QComboBox>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -21,7 +23,8 @@ namespace tunescope::ui {
 
 CaptureSweepView::CaptureSweepView(QWidget* parent)
     : QWidget(parent), model_(new CaptureSweepModel(this)), proxy_(new QSortFilterProxyModel(this)),
-      summary_(new QLabel(this)), decisions_(new QComboBox(this)), table_(new QTableView(this)), plot_(new QCustomPlot(this)) {
+      summary_(new QLabel(this)), comparison_(new QLabel(this)), stopComparing_(new QPushButton(tr("Stop comparing"), this)),
+      decisions_(new QComboBox(this)), table_(new QTableView(this)), plot_(new QCustomPlot(this)) {
     setObjectName(QStringLiteral("captureSweepView"));
     proxy_->setSourceModel(model_);
     proxy_->setSortRole(CaptureSweepModel::SortRole);
@@ -47,11 +50,30 @@ CaptureSweepView::CaptureSweepView(QWidget* parent)
     plot_->xAxis->setTicker(configTicks);
     plot_->legend->setVisible(true);
 
+    comparison_->setObjectName(QStringLiteral("captureSweepComparison"));
+    comparison_->setWordWrap(true);
+    comparison_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    comparison_->setVisible(false);
+    stopComparing_->setVisible(false);
     auto* open = new QPushButton(tr("Open sweep..."), this);
     connect(open, &QPushButton::clicked, this, &CaptureSweepView::openDialog);
+    auto* compare = new QPushButton(tr("Compare with..."), this);
+    compare->setObjectName(QStringLiteral("captureSweepCompare"));
+    compare->setToolTip(tr("Another capture sweep (another GPU, stack or day): its totals beside these, its choices, "
+                           "and what this run's choices cost there"));
+    connect(compare, &QPushButton::clicked, this, &CaptureSweepView::compareDialog);
+    connect(stopComparing_, &QPushButton::clicked, this, &CaptureSweepView::stopComparing);
+    auto* buttons = new QVBoxLayout;
+    buttons->addWidget(open);
+    buttons->addWidget(compare);
+    buttons->addWidget(stopComparing_);
+    buttons->addStretch(1);
+    auto* text = new QVBoxLayout;
+    text->addWidget(summary_);
+    text->addWidget(comparison_);
     auto* top = new QHBoxLayout;
-    top->addWidget(summary_, 1);
-    top->addWidget(open, 0, Qt::AlignTop);
+    top->addLayout(text, 1);
+    top->addLayout(buttons, 0);
     auto* pick = new QHBoxLayout;
     pick->addWidget(new QLabel(tr("Kernel and key:"), this));
     pick->addWidget(decisions_, 1);
@@ -102,14 +124,83 @@ bool CaptureSweepView::openSweep(const QString& path, QString* error) {
         for (int i = 0; i < model_->decisionCount(); ++i) decisions_->addItem(model_->decisionLabel(i));
         decisions_->setCurrentIndex(model_->decisionCount() > 0 ? 0 : -1);
     }
+    comparison_->clear();  // setSweep dropped the comparison: it was of the sweep this one replaces
+    comparison_->setVisible(false);
+    stopComparing_->setVisible(false);
     showDecision(decisions_->currentIndex());
     emit sweepOpened(path);
     return true;
 }
 
+bool CaptureSweepView::compareWith(const QString& path, QString* error) {
+    if (path_.isEmpty()) {
+        if (error) *error = tr("Open a capture sweep first: the comparison is of that sweep with %1").arg(path);
+        return false;
+    }
+    const FlaCaptureSweepCheck check = checkFlaCaptureSweepFile(path.toStdString());
+    if (!check.sweep) {
+        if (error) {
+            QStringList lines;
+            for (const FlaCaptureFault& f : check.faults)
+                lines << QString::fromStdString(Error(check.file, f.pointer, f.message).what());
+            *error = lines.join(QLatin1Char('\n'));
+        }
+        return false;
+    }
+    model_->setComparison(compareFlaCaptureSweeps(model_->sweep(), path_.toStdString(), *check.sweep, path.toStdString()));
+    comparison_->setVisible(true);
+    stopComparing_->setVisible(true);
+    showDecision(decisions_->currentIndex());
+    return true;
+}
+
+void CaptureSweepView::stopComparing() {
+    model_->setComparison(std::nullopt);
+    comparison_->clear();
+    comparison_->setVisible(false);
+    stopComparing_->setVisible(false);
+    showDecision(decisions_->currentIndex());
+}
+
+QString CaptureSweepView::comparisonText() const { return comparison_->text(); }
+
+// The whole comparison in one line, then the current decision's.
+void CaptureSweepView::updateComparisonText() {
+    const FlaCaptureComparison* c = model_->comparison();
+    if (!c) return;
+    QString text = tr("Compared with %1 (%2): %3 of %4 decisions chose the same config")
+                       .arg(QString::fromStdString(c->fileB), QString::fromStdString(c->deviceB))
+                       .arg(c->sameChoices)
+                       .arg(c->decisions.size());
+    if (c->worstRegret)
+        text += tr("; keeping this run's choices costs at most %1% there (%2)")
+                    .arg(*c->worstRegret * 100.0, 0, 'f', 2)
+                    .arg(QString::fromStdString(c->worstRegretDecision));
+    text += tr("; geometric mean of the configs' totals other / this: %1.").arg(c->geomeanRatio, 0, 'f', 4);
+    if (!c->sameCapture()) text += tr(" The runs replayed different captures: only shared kernels and keys compare.");
+    if (c->onlyInA + c->onlyInB > 0)
+        text += tr(" %1 decisions only here, %2 only in the other run.").arg(c->onlyInA).arg(c->onlyInB);
+    const FlaCaptureCompareDecision* d = model_->comparedDecision();
+    if (!d) {
+        text += tr("\nThis kernel and key: not in the other run.");
+    } else if (d->sameChoice()) {
+        text += tr("\nThis kernel and key: both runs chose config %1.").arg(qulonglong(*d->chosenA));
+    } else if (d->regretOfAChoiceOnB) {
+        text += tr("\nThis kernel and key: the other run chose config %1; this run's choice costs %2% there (%3).")
+                    .arg(d->chosenB ? QString::number(qulonglong(*d->chosenB)) : QStringLiteral("-"))
+                    .arg(*d->regretOfAChoiceOnB * 100.0, 0, 'f', 2)
+                    .arg(d->aChoiceWithinBSpread ? tr("inside its p20-p80: a tie there") : tr("outside its p20-p80"));
+    } else {
+        text += tr("\nThis kernel and key: this run's choice was not measured in the other run.");
+    }
+    if (d && d->rankCorrelation) text += tr(" Rank agreement (Spearman): %1.").arg(*d->rankCorrelation, 0, 'f', 3);
+    comparison_->setText(text);
+}
+
 void CaptureSweepView::showDecision(int decision) {
     model_->setDecision(decision);
     table_->resizeColumnsToContents();
+    updateComparisonText();
     replot();
 }
 
@@ -150,12 +241,32 @@ void CaptureSweepView::replot() {
     }
     all->setData(x, y);
     bars->setData(below, above);
+    if (const FlaCaptureCompareDecision* other = model_->comparedDecision()) {
+        QCPGraph* b = series(tr("the other run"), QColor(0x90, 0x40, 0xa0), QCPScatterStyle::ssTriangle, 7);
+        for (const FlaCaptureCompareConfig& c : other->configs) {
+            if (!c.totalB) continue;
+            b->addData(double(c.config), *c.totalB * 1000.0);
+            low = std::min(low, *c.totalB * 1000.0);
+            high = std::max(high, *c.totalB * 1000.0);
+        }
+    }
     plot_->xAxis->setRange(-0.5, double(d->configs.empty() ? 1 : d->configs.back().config) + 0.5);
     if (high > 0) plot_->yAxis->setRange(low - 0.05 * (high - low) - 1e-3, high + 0.05 * (high - low) + 1e-3);
     plot_->replot();
 }
 
 QString CaptureSweepView::summaryText() const { return summary_->text(); }
+
+void CaptureSweepView::compareDialog() {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Compare with another capture sweep"), QString(), tr("Sweep results (*.json)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (!compareWith(path, &error)) {
+        comparison_->setVisible(true);
+        comparison_->setText(tr("Could not compare with %1:\n%2").arg(path, error));
+    }
+}
 
 void CaptureSweepView::openDialog() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open capture sweep"), QString(), tr("Sweep results (*.json)"));
