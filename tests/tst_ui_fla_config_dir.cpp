@@ -104,6 +104,23 @@ std::optional<std::pair<int, int>> editableRow(FlaConfigDirModel& model) {
     return std::nullopt;
 }
 
+// Opens the folder and changes one entry's config through the model (the setup of the failed-save tests).
+bool openAndEditOneEntry(const QString& folder, FlaConfigDirDocument& document, FlaConfigDirModel& model,
+                         QString* error) {
+    if (!document.open(folder, error)) return false;
+    model.setDocument(&document);
+    const auto editable = editableRow(model);
+    if (!editable) {
+        *error = QStringLiteral("no editable row in ") + folder;
+        return false;
+    }
+    if (!model.setData(model.index(editable->first, model.section(FlaConfigDirModel::ConfigColumn)), editable->second)) {
+        *error = QStringLiteral("the model refused a legal config");
+        return false;
+    }
+    return true;
+}
+
 // tests/fla_config_dir_check.py over a folder: FLA's loader restated, or FLA's own cache.py (`own`; it prints
 // "SKIP: ..." and exits 0 where .fla/ lacks FLA's source). Exit code and output; -1 without python3.
 std::pair<int, QString> flaLoaderCheck(const QString& folder, const QString& capture, const QString& choices, bool own) {
@@ -582,13 +599,9 @@ private slots:
     void failedSaveLeavesTheFolder() {
         const QString folder = freshFolder(QStringLiteral("failed-save"));
         FlaConfigDirDocument document;
-        QString error;
-        QVERIFY2(document.open(folder, &error), qPrintable(error));
         FlaConfigDirModel model;
-        model.setDocument(&document);
-        const auto editable = editableRow(model);
-        QVERIFY(editable);
-        QVERIFY(model.setData(model.index(editable->first, model.section(FlaConfigDirModel::ConfigColumn)), editable->second));
+        QString error;
+        QVERIFY2(openAndEditOneEntry(folder, document, model, &error), qPrintable(error));
         const auto before = folderBytes(folder);
         struct rlimit saved {};
         QCOMPARE(::getrlimit(RLIMIT_FSIZE, &saved), 0);
@@ -610,13 +623,9 @@ private slots:
         if (::geteuid() == 0) QSKIP("running as root: a read-only folder does not stop root (failedSaveLeavesTheFolder covers a failed write)");
         const QString folder = freshFolder(QStringLiteral("read-only"));
         FlaConfigDirDocument document;
-        QString error;
-        QVERIFY2(document.open(folder, &error), qPrintable(error));
         FlaConfigDirModel model;
-        model.setDocument(&document);
-        const auto editable = editableRow(model);
-        QVERIFY(editable);
-        QVERIFY(model.setData(model.index(editable->first, model.section(FlaConfigDirModel::ConfigColumn)), editable->second));
+        QString error;
+        QVERIFY2(openAndEditOneEntry(folder, document, model, &error), qPrintable(error));
         const auto before = folderBytes(folder);
         QFile::setPermissions(folder, QFile::ReadOwner | QFile::ExeOwner);
         const bool ok = document.save(&error);

@@ -89,15 +89,21 @@ CaptureSweepView::CaptureSweepView(QWidget* parent)
     connect(decisions_, &QComboBox::currentIndexChanged, this, &CaptureSweepView::showDecision);
 }
 
+namespace {
+
+// Every fault of a refused file as FILE: at /pointer: message, one per line.
+QString faultLines(const FlaCaptureSweepCheck& check) {
+    QStringList lines;
+    for (const FlaCaptureFault& f : check.faults) lines << QString::fromStdString(Error(check.file, f.pointer, f.message).what());
+    return lines.join(QLatin1Char('\n'));
+}
+
+}  // namespace
+
 bool CaptureSweepView::openSweep(const QString& path, QString* error) {
     const FlaCaptureSweepCheck check = checkFlaCaptureSweepFile(path.toStdString());
     if (!check.sweep) {
-        if (error) {
-            QStringList lines;
-            for (const FlaCaptureFault& f : check.faults)
-                lines << QString::fromStdString(Error(check.file, f.pointer, f.message).what());
-            *error = lines.join(QLatin1Char('\n'));
-        }
+        if (error) *error = faultLines(check);
         return false;
     }
     path_ = path;
@@ -139,12 +145,7 @@ bool CaptureSweepView::compareWith(const QString& path, QString* error) {
     }
     const FlaCaptureSweepCheck check = checkFlaCaptureSweepFile(path.toStdString());
     if (!check.sweep) {
-        if (error) {
-            QStringList lines;
-            for (const FlaCaptureFault& f : check.faults)
-                lines << QString::fromStdString(Error(check.file, f.pointer, f.message).what());
-            *error = lines.join(QLatin1Char('\n'));
-        }
+        if (error) *error = faultLines(check);
         return false;
     }
     model_->setComparison(compareFlaCaptureSweeps(model_->sweep(), path_.toStdString(), *check.sweep, path.toStdString()));
